@@ -1,0 +1,55 @@
+"""Encoder layer and encoder stack (§3.1), NumPy."""
+
+import numpy as np
+
+from .._checks import check_dropout, check_positive, check_rank
+from .attention import MultiHeadAttention
+from .feedforward import PositionwiseFeedForward
+from .nn import Dropout, Module
+from .normalization import LayerNorm
+
+
+def residual(x, sublayer, norm, dropout, norm_first: bool):
+    """Post-LN (the paper): LayerNorm(x + Dropout(Sublayer(x))).
+    Pre-LN (norm_first):     x + Dropout(Sublayer(LayerNorm(x)))."""
+    if norm_first:
+        return x + dropout(sublayer(norm(x)))
+    return norm(x + dropout(sublayer(x)))
+
+
+class EncoderLayer(Module):
+    """Self-attention, then the feed-forward network, each wrapped by ``residual``."""
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1,
+                 norm_first: bool = False):
+        self.self_attn = MultiHeadAttention(d_model, num_heads)
+        self.ffn = PositionwiseFeedForward(d_model, d_ff)
+        self.norm1 = LayerNorm(d_model)
+        self.norm2 = LayerNorm(d_model)
+        self.dropout = Dropout(dropout)  # identity here: the NumPy model only runs inference
+        self.norm_first = norm_first
+
+    def forward(self, x: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """x: (B, T, d_model); mask: source padding mask (B, 1, 1, T) or None."""
+        x = residual(x, lambda h: self.self_attn(h, h, h, mask)[0],
+                     self.norm1, self.dropout, self.norm_first)
+        return residual(x, self.ffn, self.norm2, self.dropout, self.norm_first)
+
+
+class Encoder(Module):
+    """N identical layers. Pre-LN leaves the last residual stream un-normalised, so it adds
+    one final LayerNorm; Post-LN already ends in one and adds nothing."""
+
+    def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
+                 dropout: float = 0.1, norm_first: bool = False):
+        check_positive("num_layers", num_layers)
+        check_dropout(dropout)
+        self.layers = [EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+                       for _ in range(num_layers)]
+        self.norm = LayerNorm(d_model) if norm_first else None
+
+    def forward(self, x: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        check_rank("x", x, 3, "(B, T, d_model)")
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x if self.norm is None else self.norm(x)
