@@ -8,7 +8,7 @@ broadcasting error three calls deeper.
 
 
 def shape_of(x) -> str:
-    return "(" + ", ".join(str(int(s)) for s in x.shape) + ")"
+    return str(tuple(int(s) for s in x.shape))
 
 
 def check_rank(name: str, x, rank: int, layout: str) -> None:

@@ -1,0 +1,70 @@
+"""Shared fixtures: the two implementations behind one interface, so every behavioural test
+runs against both (LLMs-from-scratch style: parametrised over implementations)."""
+
+import types
+
+import numpy as np
+import pytest
+import torch
+
+import aiayn.np as anp_pkg
+from aiayn.np import attention as np_attention, decoding as np_decoding, embeddings as np_embeddings
+from aiayn.np import feedforward as np_feedforward
+from aiayn.np import masks as np_masks, model as np_model, nn as np_nn
+from aiayn.pt import attention as pt_attention, decoding as pt_decoding, embeddings as pt_embeddings
+from aiayn.pt import feedforward as pt_feedforward
+from aiayn.pt import masks as pt_masks, model as pt_model
+
+# The modules that exist in both aiayn.np and aiayn.pt with the same public names.
+MIRRORED = ["attention", "decoder", "decoding", "embeddings", "encoder", "feedforward",
+            "masks", "model", "normalization"]
+
+NUMPY = types.SimpleNamespace(
+    name="numpy", attention=np_attention, feedforward=np_feedforward, masks=np_masks, embeddings=np_embeddings,
+    model=np_model, decoding=np_decoding, seed=np_nn.manual_seed,
+    array=lambda x: np.asarray(x), to_numpy=lambda x: np.asarray(x),
+)
+TORCH = types.SimpleNamespace(
+    name="torch", attention=pt_attention, feedforward=pt_feedforward, masks=pt_masks, embeddings=pt_embeddings,
+    model=pt_model, decoding=pt_decoding, seed=torch.manual_seed,
+    array=lambda x: torch.as_tensor(np.asarray(x)), to_numpy=lambda x: x.detach().numpy(),
+)
+
+
+@pytest.fixture(params=[NUMPY, TORCH], ids=["numpy", "torch"])
+def impl(request):
+    return request.param
+
+
+@pytest.fixture(autouse=True)
+def _seed_everything():
+    np.random.seed(0)
+    torch.manual_seed(0)
+    anp_pkg.manual_seed(0)
+
+
+_LARGEST = {}
+
+
+def record_difference(kind: str, diff: float) -> None:
+    """Keeps the largest difference measured per comparison kind, reported at the end."""
+    _LARGEST[kind] = max(diff, _LARGEST.get(kind, 0.0))
+
+
+def pytest_terminal_summary(terminalreporter):
+    for kind, diff in sorted(_LARGEST.items()):  # shown when run without xdist
+        terminalreporter.write_line(f"largest max-abs difference, {kind}: {diff:.3e}")
+
+
+def rand(*shape, seed=0):
+    """float64 standard normal, reproducible per call site."""
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def tokens(batch, length, vocab, seed=0, pad_tail=None, pad_id=0):
+    """Token ids in [1, vocab); ``pad_tail[b]`` trailing positions of row b set to ``pad_id``."""
+    ids = np.random.default_rng(seed).integers(1, vocab, size=(batch, length))
+    for b, n in enumerate(pad_tail or []):
+        if n:
+            ids[b, -n:] = pad_id
+    return ids
