@@ -125,3 +125,16 @@ def test_encoder_decoder_match_nn_transformer(norm_first):
                  tgt_key_padding_mask=~tm.padding_mask(tgt_ids, 0)[:, 0, 0, :],
                  memory_key_padding_mask=~src_keep[:, 0, 0, :])
     close(ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["none", "padding", "causal"])
+def test_fused_multi_head_attention_equals_explicit(name):
+    """The training path (F.scaled_dot_product_attention) computes the course's function."""
+    mha = ta.MultiHeadAttention(16, 4).double()
+    x = T(rand(2, 5, 16, seed=1))
+    mask = {"none": None, "padding": SDPA_MASKS["padding"], "causal": tm.causal_mask(5)}[name]
+    explicit, weights = mha(x, x, x, mask)
+    mha.fused = True
+    fused, no_weights = mha(x, x, x, mask)
+    assert weights is not None and no_weights is None
+    close(fused, explicit)

@@ -3,6 +3,7 @@
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from .._checks import check_heads, check_mask, check_mha_inputs, check_qkv, check_rank
@@ -58,7 +59,14 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 
 
 class MultiHeadAttention(nn.Module):
-    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, all heads in one batched matmul."""
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, all heads in one batched matmul.
+
+    ``fused = True`` swaps our explicit attention for ``F.scaled_dot_product_attention``, the same
+    function (the tests check equality) computed by a fused kernel (FlashAttention and friends on
+    GPU) that never materialises the weights: ``forward`` then returns ``None`` for them.
+    """
+
+    fused: bool = False
 
     def __init__(self, d_model: int, num_heads: int):
         super().__init__()
@@ -75,5 +83,10 @@ class MultiHeadAttention(nn.Module):
         q = split_heads(self.w_q(query), self.num_heads)
         k = split_heads(self.w_k(key), self.num_heads)
         v = split_heads(self.w_v(value), self.num_heads)
-        out, weights = scaled_dot_product_attention(q, k, v, mask)
+        if self.fused:
+            if mask is not None:
+                check_mask(mask, mask.dtype == torch.bool, (q.shape[0], q.shape[1], q.shape[2], k.shape[2]))
+            out, weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask), None
+        else:
+            out, weights = scaled_dot_product_attention(q, k, v, mask)
         return self.w_o(merge_heads(out)), weights
