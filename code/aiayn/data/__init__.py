@@ -1,0 +1,1 @@
+"""Data for training: special token ids, batches, the synthetic copy task, Multi30k, subwords."""
