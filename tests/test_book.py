@@ -1,0 +1,136 @@
+"""The HTML book: both languages build with -W, link to each other, render math offline,
+search Chinese by words, and keep the terminology table and synced tabs.
+
+Builds the book once (tools/build_book.py into a temporary folder, about 10 s on 2 cores)."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+TOCS = {"en": ROOT / "_toc.yml", "zh": ROOT / "_toc.zh.yml"}
+OTHER = {"en": "zh", "zh": "en"}
+
+
+def toc_docnames(lang: str) -> list[str]:
+    """The root, then every `file` of the toc, in order."""
+    def walk(entry):
+        if isinstance(entry, dict):
+            for key, value in entry.items():
+                yield from [value] if key in ("root", "file") else walk(value)
+        elif isinstance(entry, list):
+            for item in entry:
+                yield from walk(item)
+
+    return list(walk(yaml.safe_load(TOCS[lang].read_text(encoding="utf8"))))
+
+
+@pytest.fixture(scope="module")
+def html(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("book")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "build_book.py"), str(out)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
+    return out / "html"
+
+
+def page(html: Path, lang: str, docname: str) -> str:
+    return (html / lang / f"{docname}.html").read_text(encoding="utf8")
+
+
+def search_terms(html: Path, lang: str) -> set[str]:
+    """Words in the Sphinx search index (body and title words; non-ASCII is \\u-escaped)."""
+    js = (html / lang / "searchindex.js").read_text(encoding="utf8")
+    index = json.loads(js[js.index("(") + 1 : js.rindex(")")])
+    return set(index["terms"]) | set(index["titleterms"])
+
+
+def all_pages(html: Path):
+    for lang in TOCS:
+        for docname in toc_docnames(lang):
+            yield lang, docname, page(html, lang, docname)
+
+
+def test_every_toc_entry_is_built_in_both_languages(html):
+    en, zh = toc_docnames("en"), toc_docnames("zh")
+    assert [d.replace("chapters/en/", "chapters/zh/") for d in en] == zh
+    for lang in TOCS:
+        for docname in toc_docnames(lang):
+            assert (html / lang / f"{docname}.html").is_file(), (lang, docname)
+
+
+def test_landing_page_links_both_languages(html):
+    landing = (html / "index.html").read_text(encoding="utf8")
+    for lang in TOCS:
+        target = f"{lang}/{toc_docnames(lang)[0]}.html"
+        assert f'href="{target}"' in landing
+        assert (html / target).is_file()
+
+
+def test_every_page_links_to_its_counterpart(html):
+    for lang, docname, text in all_pages(html):
+        links = re.findall(r'<a class="[^"]*aiayn-lang-switch[^"]*" href="([^"]+)"[^>]*>([^<]+)</a>', text)
+        assert len(links) == 1, (lang, docname, links)
+        href, label = links[0]
+        assert label == {"en": "中文", "zh": "English"}[lang]
+        target = (html / lang / docname).parent / href
+        expected = html / OTHER[lang] / f"{docname.replace(f'/{lang}/', f'/{OTHER[lang]}/')}.html"
+        assert target.resolve() == expected.resolve(), (lang, docname, href)
+        assert expected.is_file()
+
+
+def test_page_language_and_ui(html):
+    for lang, docname, text in all_pages(html):
+        html_tag = re.search(r"<html[^>]*>", text).group()
+        if lang == "en":
+            assert 'lang="en"' in html_tag
+            assert "Search this book" in text
+        else:
+            assert re.search(r'lang="zh[-_]CN"', html_tag), html_tag
+            # Theme UI strings translated: the search box and the download menu.
+            assert "搜索本书" in text and "下载" in text
+            assert "Search this book" not in text and "Download this page" not in text
+
+
+def test_mathjax_is_bundled_not_fetched(html):
+    for lang in TOCS:
+        text = page(html, lang, toc_docnames(lang)[0])  # the preface has math
+        scripts = re.findall(r'<script[^>]+src="([^"]*mathjax[^"]*)"', text, flags=re.I)
+        assert scripts, f"{lang}: no MathJax script on the preface"
+        for src in scripts:
+            assert not src.startswith(("http:", "https:", "//")), src
+            assert (html / lang / toc_docnames(lang)[0]).parent.joinpath(src).resolve().is_file(), src
+        assert "cdn.jsdelivr" not in text
+        assert r"\sqrt{d_k}" in text  # the math is on the page for MathJax to typeset
+
+
+def test_search_index_has_words(html):
+    zh = search_terms(html, "zh")
+    # jieba cuts the heading "掩码约定" into words; without segmentation (language: en)
+    # the index holds the whole run "掩码约定" and searching "约定" finds nothing.
+    assert {"注意力", "掩码", "约定"} <= zh
+    assert "掩码约定" not in zh
+    assert "mask" in search_terms(html, "en")
+
+
+def test_preface_renders_the_terminology_table(html):
+    rows = (ROOT / "terminology.csv").read_text(encoding="utf8").splitlines()
+    for lang in TOCS:
+        text = page(html, lang, toc_docnames(lang)[0])
+        for term in ("scaled dot-product attention", "缩放点积注意力", "因果掩码", "label smoothing"):
+            assert f"<p>{term}</p>" in text, (lang, term)
+        assert text.count("<tr") >= len(rows)
+
+
+def test_tab_sets_are_synced(html):
+    # Every NumPy/PyTorch tab must carry a sync key, so one click switches every set.
+    for lang, docname, text in all_pages(html):
+        for label in re.findall(r'<label[^>]*class="sd-tab-label"[^>]*>', text):
+            assert "data-sync-group=" in label and "data-sync-id=" in label, (lang, docname, label)
