@@ -158,3 +158,11 @@ def test_greedy_decode_stops_each_sentence_at_its_eos(impl):
                          [1, 5, 5, 2, 0],
                          [1, 5, 5, 5, 2]])  # the last sentence ends: decoding stops here
     np.testing.assert_array_equal(out, expected)
+
+
+def test_base_model_traces_on_the_meta_device():
+    """Shapes of the paper's base model without allocating its 63M parameters."""
+    with torch.device("meta"):
+        model = TorchTransformer(TransformerConfig(37000, 37000, share_embeddings=True))
+        logits = model(torch.ones(2, 7, dtype=torch.long), torch.ones(2, 5, dtype=torch.long))
+    assert logits.shape == (2, 5, 37000) and logits.device.type == "meta"

@@ -38,7 +38,9 @@ class TokenEmbedding(nn.Module):
         vocab_size, d_model = self.weight.shape
         is_int = not tokens.is_floating_point() and not tokens.is_complex() and tokens.dtype != torch.bool
         # The range check costs one reduction; a silent out-of-range gather on GPU costs a day.
-        lo, hi = (int(tokens.min()), int(tokens.max())) if is_int and tokens.numel() else (0, 0)
+        # (A meta tensor has no values to check: shape tracing on the meta device skips it.)
+        has_values = is_int and tokens.numel() and tokens.device.type != "meta"
+        lo, hi = (int(tokens.min()), int(tokens.max())) if has_values else (0, 0)
         check_tokens("tokens", tokens, is_int, lo, hi, vocab_size)
         return self.weight[tokens] * math.sqrt(d_model)
 
