@@ -1,44 +1,21 @@
 """The HTML book: both languages build with -W, link to each other, render math offline,
 search Chinese by words, and keep the terminology table and synced tabs.
 
-Builds the book once (tools/build_book.py into a temporary folder, about 10 s on 2 cores)."""
+Uses the build shared with tests/test_browser.py (tests/book_fixtures.py: tools/build_book.py
+into a temporary folder, once per test run, about 25 s on 2 cores)."""
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-TOCS = {"en": ROOT / "_toc.yml", "zh": ROOT / "_toc.zh.yml"}
-OTHER = {"en": "zh", "zh": "en"}
+from book_fixtures import OTHER, ROOT, TOCS, book_html, toc_docnames  # noqa: F401 (fixture)
 
 
-def toc_docnames(lang: str) -> list[str]:
-    """The root, then every `file` of the toc, in order."""
-    def walk(entry):
-        if isinstance(entry, dict):
-            for key, value in entry.items():
-                yield from [value] if key in ("root", "file") else walk(value)
-        elif isinstance(entry, list):
-            for item in entry:
-                yield from walk(item)
-
-    return list(walk(yaml.safe_load(TOCS[lang].read_text(encoding="utf8"))))
-
-
-@pytest.fixture(scope="module")
-def html(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("book")
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "build_book.py"), str(out)],
-        capture_output=True, text=True, timeout=600,
-    )
-    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
-    return out / "html"
+@pytest.fixture
+def html(book_html):
+    return book_html
 
 
 def page(html: Path, lang: str, docname: str) -> str:

@@ -2,8 +2,9 @@
 
     python tools/build_book.py [OUT]        # OUT defaults to <repo>/_build
 
-writes OUT/html/en/ (English), OUT/html/zh/ (Chinese) and OUT/html/index.html (a landing
-page linking to both); OUT/html is what gets published. Each language builds in its own
+writes OUT/html/en/ (English), OUT/html/zh/ (Chinese) and OUT/html/index.html (the
+bilingual landing page: chapter map, measured results, how to run; tools/landing.py);
+OUT/html is what gets published. Each language builds in its own
 work folder OUT/sphinx/<lang>/ (myst-nb writes jupyter_execute/ next to Sphinx's output
 folder, which must not land in OUT/html), and its html/ is moved into place when both
 builds succeed. OUT/html and OUT/sphinx are deleted first: builds are always clean,
@@ -29,29 +30,10 @@ from pathlib import Path
 
 import yaml
 
+import landing  # tools/landing.py, next to this script
+
 ROOT = Path(__file__).resolve().parents[1]
 LANGS = ("en", "zh")
-
-LANDING = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{en_title} / {zh_title}</title>
-<script>
-  // Readers whose browser prefers Chinese go to the Chinese book, everyone else to English.
-  var zh = (navigator.languages || [navigator.language || ""]).some(function (l) {{
-    return l.toLowerCase().indexOf("zh") === 0; }});
-  location.replace(zh ? "{zh_url}" : "{en_url}");
-</script>
-</head>
-<body style="font-family: sans-serif; max-width: 40em; margin: 4em auto;">
-<h1>Attention Is All You Need</h1>
-<p><a href="{en_url}" hreflang="en">{en_title} (English)</a></p>
-<p><a href="{zh_url}" hreflang="zh-CN" lang="zh-CN">{zh_title}（中文）</a></p>
-</body>
-</html>
-"""
 
 
 def deep_merge(base: dict, overlay: dict) -> dict:
@@ -113,11 +95,6 @@ def build_one(lang: str, out: Path) -> int:
     return app.statuscode
 
 
-def root_page(lang: str) -> str:
-    toc = ROOT / book_config(lang)["sphinx"]["config"]["external_toc_path"]
-    return yaml.safe_load(toc.read_text(encoding="utf8"))["root"]
-
-
 def build_all(out: Path) -> int:
     if out == ROOT or out in ROOT.parents:
         sys.exit(f"refusing to use {out} as the output folder: it holds the repository")
@@ -145,14 +122,7 @@ def build_all(out: Path) -> int:
     (out / "html").mkdir()
     for lang in LANGS:
         shutil.move(out / "sphinx" / lang / "html", out / "html" / lang)
-    titles = {lang: book_config(lang)["title"] for lang in LANGS}
-    (out / "html" / "index.html").write_text(
-        LANDING.format(
-            en_title=titles["en"], zh_title=titles["zh"],
-            en_url=f"en/{root_page('en')}.html", zh_url=f"zh/{root_page('zh')}.html",
-        ),
-        encoding="utf8",
-    )
+    landing.write_landing(out / "html", ROOT, {lang: book_config(lang) for lang in LANGS})
     print(f"built {out / 'html'} (en, zh) in {time.monotonic() - start:.0f} s")
     return 0
 

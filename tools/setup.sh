@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepare this machine for the book and the tests (Debian/Ubuntu, Python 3.11):
-#   1. the CJK font matplotlib needs for Chinese plot labels (apt, needs root or sudo),
+#   1. the CJK font matplotlib needs for Chinese plot labels, and Chromium for the browser
+#      test (apt, needs root or sudo),
 #   2. .venv/ with the pinned requirements and the course package (editable),
 #   3. a matplotlib font cache that knows about the font.
 # Idempotent, and quick when everything is in place. tools/book.sh and tools/test.sh run it.
@@ -26,6 +27,13 @@ fonts="$(fc-list : family 2>/dev/null || true)"
 if ! grep -qi "$font" <<<"$fonts"; then
   echo "setup: installing the CJK font ($font)"
   apt_install fontconfig fonts-wqy-microhei
+fi
+
+# 1b. Chromium for tests/test_browser.py: Playwright (requirements.txt) drives the system
+# browser and never downloads one of its own.
+if [ ! -x /usr/bin/chromium ]; then
+  echo "setup: installing Chromium (for the browser test)"
+  apt_install chromium
 fi
 
 # 2. Virtual environment with Python 3.11+.

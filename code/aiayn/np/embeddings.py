@@ -26,7 +26,7 @@ class TokenEmbedding(Module):
     """Looks ids up and multiplies by sqrt(d_model) (§3.4).
 
     Initialised with std d_model^-1/2, so the scaled embedding has unit variance, the same
-    magnitude as the positional encoding's entries; see the embeddings chapter."""
+    order of magnitude as the positional encoding's entries (RMS 1/sqrt 2); see the embeddings chapter."""
 
     def __init__(self, vocab_size: int, d_model: int):
         check_positive("vocab_size", vocab_size)

@@ -1,0 +1,82 @@
+"""Graders for the course's exercises: ``python -m aiayn.grading --help``.
+
+Layout of one exercise (``<chapter>`` is the chapter notebook's file name):
+
+    exercises/<chapter>/<name>.py              the stub the reader edits
+    exercises/solutions/<chapter>/<name>.py    the reference solution (shown behind a toggle)
+    code/aiayn/grading/graders/<chapter>.py    the grader: ``exercise(...)`` and its checks
+
+Graders compare the reader's code with the course's tested implementations (``aiayn.np``,
+``aiayn.pt``) on fresh random inputs; ``tests/test_exercises.py`` proves every grader passes
+its reference solution and fails the untouched stub.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import sys
+from pathlib import Path
+
+from . import graders  # noqa: F401  (importing registers every exercise)
+from .compare import as_numpy, expect_close, expect_equal, expect_finite, expect_shape
+from .core import REGISTRY, CheckFailed, Exercise, exercise, need
+from .runner import (Result, exercise_path, exercises_dir, format_result, load_exercise_file,
+                     run_exercise)
+
+
+def in_book_order() -> list[Exercise]:
+    """Every exercise, chapters in the order of the book's table of contents (chapters it does
+    not list come last), exercises in the order their grader defines them."""
+    toc = exercises_dir().parent / "_toc.yml"
+    text = toc.read_text(encoding="utf8") if toc.is_file() else ""
+    listed = re.findall(r"chapters/en/(\w+)", text)
+    position = {name: i for i, name in enumerate(listed)}
+    return sorted(REGISTRY.values(), key=lambda ex: position.get(ex.chapter, len(position)))
+
+
+def select(target: str) -> list[Exercise]:
+    """``<chapter>/<name>`` -> that exercise; ``<chapter>`` -> the chapter's, in order."""
+    if target in REGISTRY:
+        return [REGISTRY[target]]
+    chosen = [ex for ex in REGISTRY.values() if ex.chapter == target.rstrip("/")]
+    if not chosen:
+        known = ", ".join(sorted({ex.chapter for ex in REGISTRY.values()}))
+        raise KeyError(f"no exercise or chapter named {target!r}; chapters: {known} "
+                       "(python -m aiayn.grading --list shows every exercise)")
+    return chosen
+
+
+def grade(targets, solutions: bool = False, path=None, seed: int | None = None,
+          out=None) -> bool:
+    """Grades and prints; True when every check of every selected exercise passes.
+
+    ``targets``: an exercise id, a chapter, or a list of them. ``path`` grades that file
+    instead of the stub (one exercise only). One seed serves the whole run; a fixed ``seed``
+    gives the same inputs and the same report every time (the notebooks use ``seed=0``)."""
+    out = out or sys.stdout
+    targets = [targets] if isinstance(targets, str) else list(targets)
+    chosen = list(dict.fromkeys(ex.id for t in targets for ex in select(t)))
+    if path is not None and len(chosen) != 1:
+        raise ValueError(f"path= grades one exercise, but {targets!r} selects {len(chosen)}")
+    seed = secrets.randbelow(1_000_000) if seed is None else seed
+    root = exercises_dir().parent
+    results = []
+    for ex in (REGISTRY[i] for i in chosen):
+        file = Path(exercise_path(ex, solutions) if path is None else path)
+        try:  # paths as typed from the repository root, wherever the caller runs
+            shown = file.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:  # a file outside the repository: show it as given
+            shown = str(file)
+        flags = " --solutions" if solutions else (f" --path {shown}" if path is not None else "")
+        results.append(run_exercise(ex, file, seed, shown))
+        print(format_result(results[-1], flags), end="\n\n", file=out)
+    if len(results) > 1:
+        print(f"{sum(r.passed for r in results)} of {len(results)} exercises passed", file=out)
+    return all(r.passed for r in results)
+
+
+__all__ = ["REGISTRY", "CheckFailed", "Exercise", "Result", "as_numpy", "exercise",
+           "exercise_path", "exercises_dir", "expect_close", "expect_equal", "expect_finite",
+           "expect_shape", "format_result", "grade", "in_book_order", "load_exercise_file",
+           "need", "run_exercise", "select"]

@@ -1,0 +1,103 @@
+"""Comparisons that fail with a lesson instead of a bare ``AssertionError``.
+
+Every ``expect_*`` raises ``CheckFailed`` showing the expected and the received values at the
+place where they differ most. ``mistakes`` is a list of ``(value, hint)``: what a known wrong
+implementation would have returned on the same inputs, and what to tell a reader whose result
+matches it. That is how a grader recognises "forgot the scale" or "wrong axis" and says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import CheckFailed
+
+
+def as_numpy(x) -> np.ndarray:
+    """NumPy view of an array or a tensor (detached, on the CPU)."""
+    if hasattr(x, "detach"):
+        x = x.detach().cpu()
+        if x.dtype.is_floating_point:
+            x = x.double()  # NumPy has no bfloat16; float64 shows every digit that matters
+        return x.numpy()
+    return np.asarray(x)
+
+
+def fmt(x, items: int = 6) -> str:
+    """A short, rounded rendering of a 1-D row."""
+    x = np.asarray(x).ravel()
+    more = f" ... ({x.size} values)" if x.size > items else ""
+    with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
+        return np.array2string(x[:items], separator=" ") + more
+
+
+def shape_str(x) -> str:
+    return str(tuple(int(s) for s in np.shape(x)))
+
+
+def expect_array(got, kind: str, what: str) -> None:
+    """``kind`` is "numpy" or "torch": the type the exercise asks for."""
+    ok = isinstance(got, np.ndarray) if kind == "numpy" else hasattr(got, "detach")
+    if not ok:
+        want = "a NumPy array" if kind == "numpy" else "a torch.Tensor"
+        raise CheckFailed(f"{what} as {want}", f"{type(got).__name__}",
+                          f"return {want}; stay in {'NumPy' if kind == 'numpy' else 'PyTorch'} "
+                          "from input to output")
+
+
+def expect_shape(got, shape: tuple, what: str, hint: str) -> None:
+    if tuple(np.shape(got)) != tuple(shape):
+        raise CheckFailed(f"{what} of shape {tuple(shape)}", f"shape {shape_str(got)}", hint)
+
+
+def _close(a, b, atol, rtol) -> bool:
+    if a.shape != b.shape:
+        return False
+    if atol == rtol == 0.0 or a.dtype == bool or b.dtype == bool:
+        return bool(np.array_equal(a, b))
+    return bool(np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=False))
+
+
+def _where_worst(got: np.ndarray, want: np.ndarray) -> tuple:
+    """Index (all axes but the last) of the row where ``got`` and ``want`` differ most."""
+    diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    if got.ndim == 0:
+        return ()
+    return np.unravel_index(np.argmax(diff.max(axis=-1)), got.shape[:-1])
+
+
+def expect_close(got, want, what: str, hint: str, mistakes=(), atol=1e-8, rtol=1e-6) -> None:
+    """``got`` equals ``want`` to tolerance, else the hint of the first matching mistake."""
+    got, want = as_numpy(got), as_numpy(want)
+    if got.shape != want.shape:
+        raise CheckFailed(f"{what} of shape {shape_str(want)}", f"shape {shape_str(got)}", hint)
+    if _close(got, want, atol, rtol):
+        return
+    for value, mistake_hint in mistakes:
+        if _close(got, as_numpy(value), atol, rtol):
+            hint = mistake_hint
+            break
+    else:
+        if np.isnan(got).any():
+            hint = f"your result contains NaN. {hint}"
+    idx = _where_worst(got, want)
+    at = f"[{', '.join(map(str, idx))}]" if idx else ""
+    if got.dtype.kind in "biu":  # masks and token ids: count, do not measure
+        how = f"{int((got != want).sum())} of {got.size} entries differ"
+    else:
+        how = f"largest difference {np.abs(got[idx] - want[idx]).max():.3g}"
+    raise CheckFailed(f"{what}{at} = {fmt(want[idx])}", f"{fmt(got[idx])} ({how})", hint)
+
+
+def expect_equal(got, want, what: str, hint: str, mistakes=()) -> None:
+    """Exact equality (booleans, integer ids), with the same mistake recognition."""
+    expect_close(got, want, what, hint, mistakes, atol=0.0, rtol=0.0)
+
+
+def expect_finite(got, what: str, hint: str) -> None:
+    got = as_numpy(got)
+    bad = ~np.isfinite(got)
+    if bad.any():
+        idx = tuple(int(i[0]) for i in np.nonzero(bad))
+        raise CheckFailed(f"finite {what}", f"{got[idx]} at index {list(idx)}", hint)

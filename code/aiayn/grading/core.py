@@ -1,0 +1,79 @@
+"""Exercises, their checks, and the registry that maps an exercise id to its grader.
+
+An exercise is a file the reader edits (``exercises/<chapter>/<file>.py``) plus a list of
+named checks. A check is a function ``check(module, rng)``: ``module`` is the reader's file,
+imported; ``rng`` a NumPy generator seeded for this run, so inputs are fresh every run and
+reproducible from the printed seed. A check passes by returning and fails by raising
+``CheckFailed`` with what was expected, what was got, and a hint that teaches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+CheckFn = Callable[[object, object], None]
+
+
+class CheckFailed(Exception):
+    """A check's verdict: ``expected`` vs ``got`` (short text) and a ``hint`` for the reader."""
+
+    def __init__(self, expected: str, got: str, hint: str):
+        super().__init__(f"expected {expected}; got {got}; hint: {hint}")
+        self.expected, self.got, self.hint = expected, got, hint
+
+
+@dataclass
+class Check:
+    name: str
+    run: CheckFn
+
+
+@dataclass
+class Exercise:
+    """``id`` is ``<chapter>/<name>``; ``file`` the path of the reader's file relative to
+    ``exercises/`` (the reference solution has the same path under ``exercises/solutions/``).
+    Several exercises may share one file (the from-scratch chapter grades one file in stages)."""
+
+    id: str
+    file: str
+    title: str
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def chapter(self) -> str:
+        return self.id.split("/", 1)[0]
+
+    def check(self, name: str) -> Callable[[CheckFn], CheckFn]:
+        """Decorator: appends a named check; checks run in the order they are defined."""
+        def register(fn: CheckFn) -> CheckFn:
+            if any(c.name == name for c in self.checks):
+                raise ValueError(f"{self.id} already has a check named {name!r}")
+            self.checks.append(Check(name, fn))
+            return fn
+        return register
+
+
+REGISTRY: dict[str, Exercise] = {}
+
+
+def exercise(id: str, file: str, title: str) -> Exercise:
+    """Creates and registers an exercise; graders call this at import time."""
+    chapter, _, name = id.partition("/")
+    if not chapter or not name or "/" in name:
+        raise ValueError(f"exercise id must be '<chapter>/<name>', got {id!r}")
+    if not file.startswith(chapter + "/") or not file.endswith(".py"):
+        raise ValueError(f"{id}: file must be '{chapter}/<name>.py', got {file!r}")
+    if id in REGISTRY:
+        raise ValueError(f"exercise {id!r} is registered twice")
+    REGISTRY[id] = Exercise(id, file, title)
+    return REGISTRY[id]
+
+
+def need(module, name: str):
+    """The reader's ``name`` from ``module``, or a failure that says it is missing."""
+    if not hasattr(module, name):
+        raise CheckFailed(
+            f"your file to define `{name}`", "no such name",
+            f"keep the names of the stub: the grader calls `{name}` (did you rename it?)")
+    return getattr(module, name)

@@ -1,0 +1,79 @@
+"""Grader of the chapter "Architecture overview": the residual wrapper of every sub-layer,
+Post-LN (the paper) and Pre-LN, checked against ``aiayn.np.encoder.residual`` with a real
+LayerNorm (random gain and bias) and a random linear sub-layer. Dropout is replaced by a
+visible stand-in (a scaling) so that where it is applied shows in the numbers."""
+
+import numpy as np
+
+from ...np.encoder import residual as course_residual
+from ...np.normalization import LayerNorm
+from ..compare import expect_array, expect_close, expect_shape
+from ..core import exercise, need
+
+ex = exercise("architecture_overview/residual", "architecture_overview/residual.py",
+              "the residual wrapper: Post-LN LayerNorm(x + Dropout(Sublayer(x))) and Pre-LN")
+
+PRE_FOR_POST = ("you computed Pre-LN, x + Dropout(Sublayer(LayerNorm(x))), where Post-LN was "
+                "asked (norm_first=False): the paper normalises the SUM, "
+                "LayerNorm(x + Dropout(Sublayer(x)))")
+POST_FOR_PRE = ("you computed Post-LN, LayerNorm(x + Dropout(Sublayer(x))), where Pre-LN was "
+                "asked (norm_first=True): Pre-LN normalises the sub-layer's INPUT and leaves "
+                "the residual stream alone, x + Dropout(Sublayer(LayerNorm(x)))")
+NORM_BEFORE_ADD = ("you normalised x before adding the sub-layer's output, LayerNorm(x) + "
+                   "Sublayer(x): Post-LN normalises after the addition, LayerNorm(x + ...)")
+DROPOUT_PLACE = ("dropout acts on the sub-layer's output only, before the addition (§5.4: "
+                 "'apply dropout to the output of each sub-layer, before it is added to the "
+                 "sub-layer input'); not on x, not on the sum, and not left out")
+
+
+def setup(rng):
+    B, T, d = int(rng.integers(2, 4)), int(rng.integers(3, 7)), int(rng.integers(6, 12))
+    x = rng.standard_normal((B, T, d)) * 2.0 + 1.0  # not already normalised
+    norm = LayerNorm(d)
+    norm.weight, norm.bias = rng.standard_normal(d), rng.standard_normal(d)
+    w, b = rng.standard_normal((d, d)) / np.sqrt(d), rng.standard_normal(d)
+    sublayer = lambda h: np.tanh(h @ w + b)  # noqa: E731 (any (B, T, d) -> (B, T, d) map)
+    return x, sublayer, norm
+
+
+def wrong(x, sublayer, norm, dropout, norm_first):
+    """What the classic slips return for these inputs."""
+    found = [(course_residual(x, sublayer, norm, dropout, not norm_first),
+              POST_FOR_PRE if norm_first else PRE_FOR_POST)]
+    if norm_first:
+        found += [(x + sublayer(norm(x)), DROPOUT_PLACE),
+                  (dropout(x + sublayer(norm(x))), DROPOUT_PLACE),
+                  (norm(x) + dropout(sublayer(norm(x))), "the residual adds the raw x, not "
+                   "LayerNorm(x): x + Dropout(Sublayer(LayerNorm(x)))")]
+    else:
+        found += [(norm(x) + dropout(sublayer(x)), NORM_BEFORE_ADD),
+                  (norm(x + sublayer(x)), DROPOUT_PLACE),
+                  (norm(dropout(x + sublayer(x))), DROPOUT_PLACE),
+                  (norm(dropout(x) + sublayer(x)), DROPOUT_PLACE)]
+    return found
+
+
+def residual_check(norm_first: bool, visible_dropout: bool):
+    formula = ("x + Dropout(Sublayer(LayerNorm(x)))" if norm_first
+               else "LayerNorm(x + Dropout(Sublayer(x)))")
+
+    def check(mod, rng):
+        x, sublayer, norm = setup(rng)
+        dropout = (lambda h: 0.5 * h) if visible_dropout else (lambda h: h)  # noqa: E731
+        got = need(mod, "residual")(x.copy(), sublayer, norm, dropout, norm_first)
+        want = course_residual(x, sublayer, norm, dropout, norm_first)
+        expect_array(got, "numpy", "output")
+        expect_shape(got, want.shape, "output", "the residual keeps the shape (B, T, d_model)")
+        expect_close(got, want, "output", f"norm_first={norm_first}: {formula}",
+                     wrong(x, sublayer, norm, dropout, norm_first))
+    return check
+
+
+ex.check("Post-LN (norm_first=False): LayerNorm(x + Sublayer(x)), dropout as identity")(
+    residual_check(False, False))
+ex.check("Pre-LN (norm_first=True): x + Sublayer(LayerNorm(x)), dropout as identity")(
+    residual_check(True, False))
+ex.check("Post-LN: dropout acts on the sub-layer's output, before the addition")(
+    residual_check(False, True))
+ex.check("Pre-LN: dropout acts on the sub-layer's output, before the addition")(
+    residual_check(True, True))

@@ -1,0 +1,245 @@
+"""Graders of the from-scratch chapter, stages 7-8: the whole model against
+``aiayn.pt.model.Transformer`` with the same weights, and greedy decoding, first on a scripted
+model whose every answer is known, then against ``aiayn.pt.decoding.greedy_decode``."""
+
+import re
+
+import torch
+from torch import nn
+
+from ...config import TransformerConfig
+from ...pt.decoding import greedy_decode as course_greedy_decode
+from ...pt.model import Transformer
+from ..compare import expect_close, expect_equal, expect_shape
+from ..core import CheckFailed, exercise, need
+from ._modules import build, copy_weights, grads_of, tensor, token_ids
+
+FILE = "from_scratch/transformer.py"
+# The reader's positional table may be float32 (as in the reference): differences of ~1e-7
+# are expected; every mistake recognised here is off by far more.
+LOOSE = dict(atol=1e-6, rtol=1e-5)
+
+# Stage 7 -----------------------------------------------------------------------------------
+model = exercise("from_scratch/transformer", FILE,
+                 "stage 7: the encoder-decoder model: embeddings, stacks, tied output layer")
+
+
+def scratch_key(course_key: str) -> str:
+    """The course's Encoder/Decoder hold ``layers``; the whiteboard model lists layers directly."""
+    return re.sub(r"^(encoder|decoder)\.layers\.", r"\1.", course_key)
+
+
+def model_pair(mod, rng):
+    """A small course Transformer and the reader's, same weights, float64, eval mode."""
+    H, d_k = int(rng.integers(2, 4)), int(rng.integers(2, 4)) * 2
+    config = TransformerConfig(
+        src_vocab_size=int(rng.integers(9, 14)), tgt_vocab_size=int(rng.integers(7, 12)),
+        d_model=H * d_k, num_heads=H, num_layers=2, d_ff=3 * H * d_k, dropout=0.0, max_len=24,
+        pad_id=int(rng.integers(0, 3)))
+    theirs = Transformer(config).double().eval()
+    mine = build(mod, "Transformer", config.src_vocab_size, config.tgt_vocab_size,
+                 d_model=config.d_model, num_heads=H, num_layers=2, d_ff=config.d_ff,
+                 dropout=0.0, max_len=config.max_len, pad_id=config.pad_id)
+    copy_weights(mine, theirs, scratch_key)
+    return config, mine, theirs
+
+
+def batch(rng, config, B=3):
+    src = token_ids(rng, B, int(rng.integers(4, 9)), config.src_vocab_size, config.pad_id)
+    tgt = token_ids(rng, B, int(rng.integers(4, 9)), config.tgt_vocab_size, config.pad_id)
+    return src, tgt
+
+
+@model.check("parameters named like the course's; out_proj.weight IS tgt_embed.weight")
+def _(mod, rng):
+    _, mine, _ = model_pair(mod, rng)
+    out_proj, embed = getattr(mine, "out_proj", None), getattr(mine, "tgt_embed", None)
+    if out_proj is None or embed is None or out_proj.weight is not embed.weight:
+        raise CheckFailed("out_proj.weight to be the same Parameter as tgt_embed.weight",
+                          "two separate matrices", "tie them (§3.4): self.out_proj.weight = "
+                          "self.tgt_embed.weight")
+
+
+@model.check("encode equals the course's: embeddings * √d_model + positions, padding masked")
+def _(mod, rng):
+    config, mine, theirs = model_pair(mod, rng)
+    src, _ = batch(rng, config)
+    pad = (src != config.pad_id)[:, None, None, :]
+    emb = theirs.src_embed.weight[src]
+    pe = theirs.pos(torch.zeros_like(emb))
+    expect_close(need(mine, "encode")(src), theirs.encode(src), "memory",
+                 "x = src_embed(src) * sqrt(d_model) + PE[:T], then the encoder layers with "
+                 "padding_mask(src)", [
+                     (theirs.encoder(emb + pe, pad), "the embeddings are not multiplied by "
+                      "sqrt(d_model) (√d_model, §3.4)"),
+                     (theirs.encoder(emb * config.d_model ** 0.5, pad),
+                      "the positional encoding is not added"),
+                     (theirs.encoder(theirs.pos(theirs.src_embed(src))),
+                      "source padding is not masked: build padding_mask(src, pad_id) when "
+                      "src_mask is None")], **LOOSE)
+
+
+@model.check("forward (teacher forcing) equals the course's logits, with padding")
+def _(mod, rng):
+    config, mine, theirs = model_pair(mod, rng)
+    src, tgt = batch(rng, config)
+    expect_close(mine(src, tgt), theirs(src, tgt), "logits",
+                 "logits = out_proj(decode(tgt, encode(src), src_mask)); decode builds "
+                 "target_mask(tgt) when tgt_mask is None", **LOOSE)
+
+
+@model.check("decoding is causal: a later target token changes no earlier logits")
+def _(mod, rng):
+    config, mine, _ = model_pair(mod, rng)
+    src, _ = batch(rng, config)
+    T = int(rng.integers(4, 9))
+    tgt = token_ids(rng, src.shape[0], T, config.tgt_vocab_size, config.pad_id, min_len=T)
+    t = int(rng.integers(1, T))
+    changed, V = tgt.clone(), config.tgt_vocab_size
+    step = (tgt[:, t] + 1) % V  # another token, and not the padding id
+    changed[:, t] = torch.where(step == config.pad_id, (tgt[:, t] + 2) % V, step)
+    before, after = mine(src, tgt), mine(src, changed)
+    if not torch.allclose(before[:, :t], after[:, :t], atol=1e-12, rtol=0):
+        raise CheckFailed(f"logits before position {t} unchanged when token {t} changes",
+                          "they changed", "decode must pass target_mask(tgt, pad_id) to every "
+                          "decoder layer")
+
+
+@model.check("gradients equal the course's for every parameter")
+def _(mod, rng):
+    config, mine, theirs = model_pair(mod, rng)
+    src, tgt = batch(rng, config)
+    target = tensor(rng, *tgt.shape, config.tgt_vocab_size)
+    for m in (mine, theirs):
+        (m(src, tgt) * target).sum().backward()
+    got = grads_of(mine)
+    for name, want in grads_of(theirs).items():
+        grad = got.get(scratch_key(name))
+        if grad is None:
+            raise CheckFailed(f"a gradient for {scratch_key(name)}", "None",
+                              "every parameter must take part in forward, nothing detached")
+        expect_close(grad, want, f"gradient of {scratch_key(name)}",
+                     "the gradients follow from a correct forward pass", **LOOSE)
+
+
+# Stage 8 -----------------------------------------------------------------------------------
+greedy = exercise("from_scratch/greedy_decode", FILE,
+                  "stage 8: greedy decoding, one token at a time until EOS")
+BOS, EOS = 1, 2
+
+
+class ScriptedModel(nn.Module):
+    """A fake model with the course's decoding interface whose answers are known: after a prefix
+    of length L, row b's most probable next token is ``script[b, L - 1]`` (as if trained).
+    It counts ``encode`` calls and checks that every prefix it is shown is the one generated."""
+
+    def __init__(self, script: torch.Tensor, vocab: int, pad_id: int):
+        super().__init__()
+        self.script, self.vocab, self.pad_id = script, vocab, pad_id
+        self.out_proj = nn.Identity()  # decode already returns logits
+        self.encode_calls, self.prefix_error = 0, None
+
+    def encode(self, src, src_mask=None):
+        self.encode_calls += 1
+        return torch.zeros(src.shape[0], src.shape[1], 4)
+
+    def decode(self, tgt, memory, src_mask=None, tgt_mask=None):
+        L = tgt.shape[1]
+        if L > self.script.shape[1]:
+            raise CheckFailed(f"at most {self.script.shape[1]} decoder steps",
+                              f"a prefix of length {L}", "stop after max_len steps")
+        if self.prefix_error is None and not bool((tgt[:, 0] == BOS).all()):
+            self.prefix_error = "the decoder input must start with bos_id"
+        logits = torch.zeros(tgt.shape[0], L, self.vocab)
+        logits.scatter_(2, self.script[:, :L, None], 1.0)  # position t predicts script[:, t]
+        return logits
+
+    def forward(self, src, tgt):
+        return self.out_proj(self.decode(tgt, self.encode(src)))
+
+
+def expected_ids(script, max_len, pad_id):
+    """What greedy decoding must return for ``ScriptedModel(script)``."""
+    B = script.shape[0]
+    ys, done = [torch.full((B,), BOS)], torch.zeros(B, dtype=torch.bool)
+    for step in range(max_len):
+        token = torch.where(done, pad_id, script[:, step])
+        ys.append(token)
+        done |= token == EOS
+        if done.all():
+            break
+    return torch.stack(ys, dim=1)
+
+
+def scripted(rng, eos_steps, max_len):
+    """Row b emits EOS at step eos_steps[b] (None: never); other tokens random non-specials."""
+    vocab, pad_id = 9, 0
+    script = torch.from_numpy(rng.integers(3, vocab, size=(len(eos_steps), max_len + 1)))
+    for b, step in enumerate(eos_steps):
+        if step is not None:
+            script[b, step] = EOS
+    return ScriptedModel(script, vocab, pad_id), script, pad_id
+
+
+def decode_scripted(mod, rng, eos_steps, max_len):
+    fake, script, pad_id = scripted(rng, eos_steps, max_len)
+    src = torch.from_numpy(rng.integers(3, 9, size=(len(eos_steps), 5)))
+    got = need(mod, "greedy_decode")(fake, src, max_len, BOS, EOS)
+    if fake.prefix_error:
+        raise CheckFailed("prefixes that start with bos_id", "another first token",
+                          fake.prefix_error)
+    return got, expected_ids(script, max_len, pad_id), fake
+
+
+@greedy.check("returns int64 ids (B, 1 + steps) starting with bos_id")
+def _(mod, rng):
+    got, want, _ = decode_scripted(mod, rng, [None, None], max_len=4)
+    if getattr(got, "dtype", None) != torch.int64:
+        raise CheckFailed("an int64 tensor", f"{getattr(got, 'dtype', type(got))}",
+                          "start from torch.full((B, 1), bos_id, dtype=torch.long)")
+    expect_shape(got, tuple(want.shape), "ids", "one column for bos_id, then one per step; "
+                 "with no EOS, max_len steps")
+    expect_equal(got[:, 0], want[:, 0], "ids[:, 0]", "the first column is bos_id")
+
+
+@greedy.check("appends the most probable token after the LAST position, and feeds it back")
+def _(mod, rng):
+    got, want, fake = decode_scripted(mod, rng, [None, None, None], max_len=5)
+    first_only = expected_ids(fake.script[:, :1].expand_as(fake.script), 5, fake.pad_id)
+    expect_equal(got, want, "ids", "logits = model.out_proj(model.decode(ys, memory, src_mask)"
+                 "[:, -1]); next = logits.argmax(-1); ys = torch.cat([ys, next[:, None]], 1)",
+                 [(first_only, "you took the logits of the FIRST position at every step: the "
+                   "next token comes from the last one, [:, -1]")])
+
+
+@greedy.check("stops when every row has produced EOS; pads a row after its EOS")
+def _(mod, rng):
+    got, want, _ = decode_scripted(mod, rng, [1, 3, 2], max_len=7)
+    expect_shape(got, tuple(want.shape), "ids", "stop as soon as every row has produced eos_id "
+                 "(here after 4 steps), not at max_len; a row that is done gets pad_id")
+    expect_equal(got, want, "ids", "once a row has produced eos_id, append pad_id to it "
+                 "(torch.where(done, pad_id, next)); keep a `done` flag per row")
+
+
+@greedy.check("runs the encoder once, not once per step")
+def _(mod, rng):
+    _, _, fake = decode_scripted(mod, rng, [None, None], max_len=4)
+    if fake.encode_calls != 1:
+        raise CheckFailed("1 call to model.encode", f"{fake.encode_calls} calls",
+                          "memory = model.encode(src, src_mask) before the loop; each step "
+                          "calls model.decode only (model(src, ys) would re-encode every step)")
+
+
+@greedy.check("equals aiayn.pt's greedy_decode on a random course model")
+def _(mod, rng):
+    config = TransformerConfig(src_vocab_size=10, tgt_vocab_size=6, d_model=16, num_heads=2,
+                               num_layers=2, d_ff=32, dropout=0.0, max_len=16)
+    theirs = Transformer(config).double().eval()
+    with torch.no_grad():  # make EOS a likely answer, so some rows stop early
+        theirs.out_proj.weight[EOS] += 0.4 * theirs.out_proj.weight.std()
+    theirs.pad_id = config.pad_id  # the one attribute of the whiteboard model it lacks
+    src = token_ids(rng, 6, 6, config.src_vocab_size, config.pad_id)
+    want = course_greedy_decode(theirs, src, 8, BOS, EOS)
+    got = need(mod, "greedy_decode")(theirs, src, 8, BOS, EOS)
+    expect_equal(got, want, "ids", "decode greedily with model.encode, model.decode, "
+                 "model.out_proj and model.pad_id only")

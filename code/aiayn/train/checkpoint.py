@@ -1,0 +1,85 @@
+"""Checkpoints: written atomically, read with ``torch.load(weights_only=True)``, averaged.
+
+A checkpoint is a dict of plain tensors, numbers, strings, lists and dicts, so reading it
+never runs pickled code (``weights_only=True``): model state, optimizer and scheduler state,
+step, data position, random-number-generator states, and the configurations as dicts.
+"""
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import torch
+
+from ..config import TransformerConfig
+from ..pt.model import Transformer
+
+_STEP_NAME = re.compile(r"^step_(\d+)\.pt$")
+
+
+def checkpoint_name(step: int) -> str:
+    return f"step_{step:07d}.pt"
+
+
+def save_checkpoint(state: dict, path: str | os.PathLike) -> None:
+    """Writes to a temporary file in the same folder, then renames: a crash mid-write leaves
+    the previous checkpoint intact, never a truncated file under the final name."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(state, f)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def load_checkpoint(path: str | os.PathLike, map_location="cpu") -> dict:
+    return torch.load(path, map_location=map_location, weights_only=True)
+
+
+def checkpoint_paths(folder: str | os.PathLike) -> list[Path]:
+    """The ``step_*.pt`` files of ``folder``, oldest (lowest step) first."""
+    folder = Path(folder)
+    found = [(int(m.group(1)), p) for p in folder.glob("step_*.pt") if (m := _STEP_NAME.match(p.name))]
+    return [p for _, p in sorted(found)]
+
+
+def average_checkpoints(paths) -> dict[str, torch.Tensor]:
+    """The element-wise mean of the model weights in ``paths`` (§6.1: "we used a single model
+    obtained by averaging the last 5 checkpoints"). Accepts trainer checkpoints (weights under
+    "model") or bare state dicts. Averages in float64, returns each tensor's own dtype;
+    integer tensors must agree and are copied."""
+    paths = list(paths)
+    if not paths:
+        raise ValueError("average_checkpoints needs at least one path")
+    total = None
+    for path in paths:
+        ckpt = load_checkpoint(path)
+        state = ckpt.get("model", ckpt)
+        if total is None:
+            dtypes = {k: v.dtype for k, v in state.items()}
+            total = {k: v.double() if v.is_floating_point() else v.clone() for k, v in state.items()}
+            continue
+        if state.keys() != total.keys():
+            raise ValueError(f"{path} holds other weights than {paths[0]}: "
+                             f"{sorted(state.keys() ^ total.keys())[:5]}")
+        for k, v in state.items():
+            if v.shape != total[k].shape:
+                raise ValueError(f"{path}: {k} has shape {tuple(v.shape)}, {paths[0]} has {tuple(total[k].shape)}")
+            if v.is_floating_point():
+                total[k] += v.double()
+            elif not torch.equal(v, total[k]):
+                raise ValueError(f"{path}: integer tensor {k} differs from {paths[0]}'s; cannot average")
+    return {k: (v / len(paths)).to(dtypes[k]) if dtypes[k].is_floating_point else v for k, v in total.items()}
+
+
+def build_model(checkpoint: dict | str | os.PathLike, device="cpu") -> Transformer:
+    """The Transformer saved in a checkpoint (its config is stored as a dict), in eval mode."""
+    ckpt = checkpoint if isinstance(checkpoint, dict) else load_checkpoint(checkpoint)
+    model = Transformer(TransformerConfig(**ckpt["model_config"]))
+    model.load_state_dict(ckpt["model"])
+    return model.to(device).eval()

@@ -1,0 +1,137 @@
+"""Command-line tools: ``aiayn-train`` (train, average, evaluate) and ``aiayn-translate``.
+
+    aiayn-train --config multi30k-cpu --out runs/cpu
+    torchrun --nproc_per_node=2 -m aiayn.train --config multi30k-gpu --out runs/gpu
+    echo "A dog runs on the beach." | aiayn-translate --checkpoint runs/cpu/averaged.pt
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from ..data.batching import encode_pairs, token_batches
+from ..data.multi30k import load_split
+from ..data.tokenizer import SubwordTokenizer
+from ..pt.model import Transformer
+from . import distributed
+from .checkpoint import average_checkpoints, build_model, checkpoint_paths, load_checkpoint, save_checkpoint
+from .configs import CONFIGS, get_config
+from .trainer import Trainer
+from .translate import bleu_report, translate
+
+
+def _default_device() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def train_main(argv=None) -> None:
+    """The ``aiayn-train`` console script (its return value would become the exit status)."""
+    train(argv)
+
+
+def train(argv=None) -> dict | None:
+    """Parses ``argv`` like ``aiayn-train``, runs; returns the results (process 0) or None."""
+    p = argparse.ArgumentParser(prog="aiayn-train", description="Train a Transformer on Multi30k "
+                                "English->German, average the last checkpoints, report BLEU.")
+    p.add_argument("--config", required=True, choices=sorted(CONFIGS))
+    p.add_argument("--steps", type=int, help="number of updates (default: the configuration's)")
+    p.add_argument("--data-dir", help="folder holding multi30k/ (default: $AIAYN_DATA)")
+    p.add_argument("--out", help="output folder (default: runs/<config>)")
+    p.add_argument("--device", default=_default_device())
+    p.add_argument("--resume", action="store_true",
+                   help="continue from the newest checkpoint in --out (up to --steps or the configuration's)")
+    p.add_argument("--no-eval", action="store_true", help="skip decoding the test set")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = p.parse_args(argv)
+    run = get_config(args.config)
+    out = Path(args.out or f"runs/{run.name}")
+    rank, world_size = distributed.init_from_env(args.device)
+    say = print if rank == 0 else (lambda *a, **k: None)
+
+    en, de = load_split("train", args.data_dir)
+    en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
+    val_en, val_de = load_split("val", args.data_dir)
+    tokenizer_path = out / "tokenizer.json"
+    if rank == 0 and not (args.resume and tokenizer_path.exists()):
+        out.mkdir(parents=True, exist_ok=True)
+        SubwordTokenizer.train(en + de, run.vocab_size).save(tokenizer_path)
+    distributed.barrier()  # the other processes read the tokenizer process 0 wrote
+    tokenizer = SubwordTokenizer.load(tokenizer_path)
+    batches = token_batches(encode_pairs(tokenizer, en, de, run.max_len), run.max_tokens, True, run.seed)
+    val_batches = token_batches(encode_pairs(tokenizer, val_en, val_de), run.max_tokens, shuffle=False)
+
+    torch.manual_seed(run.seed)
+    model = Transformer(run.model_config(tokenizer.vocab_size))
+    # On --resume too, the run goes to --steps, else to the configuration's max_steps.
+    overrides = {"checkpoint_dir": str(out / "checkpoints"), "progress": not args.quiet,
+                 "max_steps": args.steps or run.max_steps}
+    saved = checkpoint_paths(out / "checkpoints") if args.resume else []
+    if saved:
+        say(f"resuming from {saved[-1]}")
+        trainer = Trainer.load(saved[-1], model, device=args.device, **overrides)
+    else:
+        trainer = Trainer(model, run.train_config(args.device, **overrides),
+                          metadata={"tokenizer": tokenizer.to_str(), "run": run.name})
+    say(f"{run.name}: {sum(p.numel() for p in model.parameters()):,} parameters, "
+        f"{len(batches)} batches per epoch, {world_size} process(es) on {trainer.device}")
+    start = time.perf_counter()
+    history = trainer.fit(batches, val_batches)
+    train_seconds = time.perf_counter() - start
+    if world_size > 1:
+        distributed.barrier()
+        torch.distributed.destroy_process_group()
+    if rank != 0:
+        return None
+    (out / "history.json").write_text(json.dumps(history, indent=1))
+    result = {"config": run.name, "device": str(trainer.device), "processes": world_size,
+              "steps": trainer.step, "train_seconds": train_seconds,
+              "tokens_per_s": sum(h["tokens_per_s"] for h in history) / len(history),
+              "final_loss": history[-1]["loss"], "final_val_loss": history[-1].get("val_loss")}
+    averaged = checkpoint_paths(out / "checkpoints")[-run.average_last:]
+    model.load_state_dict(average_checkpoints(averaged))
+    save_checkpoint({"model": model.state_dict(), "model_config": load_checkpoint(averaged[-1])["model_config"],
+                     "metadata": trainer.metadata, "averaged": [p.name for p in averaged]},
+                    out / "averaged.pt")
+    if not args.no_eval:
+        test_en, test_de = load_split("test_2016_flickr", args.data_dir)
+        test_en, test_de = test_en[: run.max_test_pairs], test_de[: run.max_test_pairs]
+        start = time.perf_counter()
+        hypotheses = translate(model.eval(), tokenizer, test_en, run.beam_size, run.alpha,
+                               progress=not args.quiet)
+        result |= bleu_report(hypotheses, test_de) | {"decode_seconds": time.perf_counter() - start,
+                                                       "beam_size": run.beam_size}
+        (out / "test_2016_flickr.hyp.de").write_text("\n".join(hypotheses) + "\n", encoding="utf-8")
+    (out / "results.json").write_text(json.dumps(result, indent=1))
+    for key, value in result.items():
+        say(f"{key:>20}: {value:.4g}" if isinstance(value, float) else f"{key:>20}: {value}")
+    return result
+
+
+def translate_main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="aiayn-translate", description="Translate English sentences "
+                                "(one per line, from FILE or stdin) to German with a trained model.")
+    p.add_argument("--checkpoint", required=True, help="a checkpoint from aiayn-train, e.g. averaged.pt")
+    p.add_argument("--beam", type=int, default=4, help="beam size; 1 = greedy decoding (default 4)")
+    p.add_argument("--alpha", type=float, default=0.6, help="length penalty (default 0.6)")
+    p.add_argument("--device", default=_default_device())
+    p.add_argument("file", nargs="?", help="input file (default: stdin)")
+    args = p.parse_args(argv)
+    ckpt = load_checkpoint(args.checkpoint)
+    if "tokenizer" not in ckpt.get("metadata", {}):
+        raise SystemExit(f"{args.checkpoint} holds no tokenizer: use a checkpoint written by aiayn-train")
+    model = build_model(ckpt, args.device)
+    tokenizer = SubwordTokenizer.from_str(ckpt["metadata"]["tokenizer"])
+    if args.file:
+        with open(args.file, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    else:
+        lines = sys.stdin.read().splitlines()
+    todo = [i for i, line in enumerate(lines) if line.strip()]  # empty lines stay empty
+    outputs = [""] * len(lines)
+    for i, text in zip(todo, translate(model, tokenizer, [lines[i] for i in todo], args.beam, args.alpha)):
+        outputs[i] = text
+    sys.stdout.write("".join(line + "\n" for line in outputs))

@@ -1,0 +1,235 @@
+"""The graders are sound: every reference solution passes its grader, every untouched stub fails
+every check, every exercise has a stub, a solution and a grader (walked both ways), and each
+plausible wrong solution in tests/wrong_solutions/ is rejected by the check it targets with a
+message that names the mistake."""
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aiayn.grading import REGISTRY, format_result, run_exercise
+
+ROOT = Path(__file__).resolve().parents[1]
+EXERCISES = ROOT / "exercises"
+SOLUTIONS = EXERCISES / "solutions"
+WRONG = Path(__file__).resolve().parent / "wrong_solutions"
+IDS = sorted(REGISTRY)
+
+
+def python_files(folder: Path, skip: Path | None = None) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*.py")
+            if "__pycache__" not in p.parts and (skip is None or skip not in p.parents)}
+
+
+def test_every_stub_has_a_grader_and_every_grader_a_stub():
+    stubs = python_files(EXERCISES, skip=SOLUTIONS)
+    graded = {ex.file for ex in REGISTRY.values()}
+    assert stubs, "no exercises found"
+    assert stubs - graded == set(), "stubs that no grader checks"
+    assert graded - stubs == set(), "graders whose stub is missing"
+
+
+def test_every_solution_has_a_stub_and_every_stub_a_solution():
+    assert python_files(SOLUTIONS) == python_files(EXERCISES, skip=SOLUTIONS)
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_exercise_belongs_to_a_chapter_and_has_named_checks(exercise_id):
+    ex = REGISTRY[exercise_id]
+    assert (ROOT / "chapters" / "en" / f"{ex.chapter}.ipynb").is_file(), "no such chapter"
+    assert len(ex.checks) >= 1
+    assert len({c.name for c in ex.checks}) == len(ex.checks)
+
+
+def top_level_api(path: Path) -> dict[str, set[str]]:
+    """Top-level functions and classes of a file, with each class's methods."""
+    tree = ast.parse(path.read_text(encoding="utf8"))
+    return {node.name: {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+            for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+
+
+@pytest.mark.parametrize("file", sorted(python_files(SOLUTIONS)))
+def test_solution_defines_everything_the_stub_asks_for(file):
+    stub, solution = top_level_api(EXERCISES / file), top_level_api(SOLUTIONS / file)
+    for name, methods in stub.items():
+        assert name in solution, f"the solution lacks {name}"
+        assert methods <= solution[name], f"{name}: the solution lacks {methods - solution[name]}"
+
+
+@pytest.mark.parametrize("seed", [0, 271828])
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_reference_solution_passes(exercise_id, seed):
+    ex = REGISTRY[exercise_id]
+    result = run_exercise(ex, SOLUTIONS / ex.file, seed)
+    assert result.passed, format_result(result)
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_untouched_stub_fails_every_check(exercise_id):
+    ex = REGISTRY[exercise_id]
+    result = run_exercise(ex, EXERCISES / ex.file, seed=0)
+    assert not result.passed
+    if "FIX THE BUG" in (EXERCISES / ex.file).read_text(encoding="utf8"):
+        # A "fix the bug" stub holds the buggy code itself: every check must catch the bug.
+        assert all(c.status == "FAIL" for c in result.checks), format_result(result)
+    else:
+        assert all(c.status == "TODO" for c in result.checks), format_result(result)
+
+
+def wrong_solution_spec(path: Path) -> dict:
+    """The three lines at the end of the file's docstring (see wrong_solutions/README.md)."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf8"))) or ""
+    spec = dict(re.findall(r"^(exercise|caught by|message mentions): (.+)$", doc, re.M))
+    assert spec.keys() == {"exercise", "caught by", "message mentions"}, f"{path.name}: {spec}"
+    spec["message mentions"] = [w.strip() for w in spec["message mentions"].split(";")]
+    return spec
+
+
+WRONG_FILES = sorted(WRONG.glob("*.py"))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("path", WRONG_FILES, ids=lambda p: p.stem)
+def test_plausible_wrong_solution_is_rejected_with_a_pointed_message(path, seed):
+    spec = wrong_solution_spec(path)
+    ex = REGISTRY[spec["exercise"]]
+    assert spec["caught by"] in {c.name for c in ex.checks}, "no check of that name"
+    result = run_exercise(ex, path, seed)
+    report = format_result(result)
+    assert not result.passed, report
+    check = next(c for c in result.checks if c.name == spec["caught by"])
+    assert check.status == "FAIL", report
+    for word in spec["message mentions"]:
+        assert word in check.detail, f"{word!r} not in the message:\n{report}"
+
+
+def test_the_core_mistakes_all_have_a_wrong_solution():
+    """The mistakes the course promises to catch, each with its own file."""
+    required = {"sdpa_missing_scale", "sdpa_softmax_wrong_axis", "sdpa_inverted_mask",
+                "mha_split_heads_without_transpose", "causal_mask_blocks_diagonal",
+                "layer_norm_std_plus_eps"}
+    assert required <= {p.stem for p in WRONG_FILES}
+
+
+def test_same_seed_same_report_and_fresh_seed_by_default():
+    ex = REGISTRY["scaled_dot_product_attention/sdpa_numpy"]
+    wrong = WRONG / "sdpa_missing_scale.py"
+    first, again = (format_result(run_exercise(ex, wrong, seed=7)) for _ in range(2))
+    assert first == again and "seed     7" in first
+    seeds = {run_exercise(ex, wrong).seed for _ in range(3)}
+    assert len(seeds) > 1
+
+
+def cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aiayn.grading", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_command_line_exit_codes():
+    ok = cli("scaled_dot_product_attention/masked_softmax", "--solutions", "--seed", "3")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "7/7 checks passed: passed" in ok.stdout
+    wrong = cli("scaled_dot_product_attention/masked_softmax", "--path",
+                str(WRONG / "masked_softmax_nan_row.py"))
+    assert wrong.returncode == 1 and "FAIL" in wrong.stdout and "rerun" in wrong.stdout
+    assert cli("no_such_chapter").returncode == 2
+
+
+# Correct solutions written differently from the reference must pass too: a grader that only
+# accepts the reference's way of writing things would teach the wrong lesson.
+REFERENCE_FROM_SCRATCH = (f"from pathlib import Path\n_ref = Path({str(SOLUTIONS)!r}) / "
+                          "'from_scratch/transformer.py'\nexec(compile(_ref.read_text(), "
+                          "str(_ref), 'exec'))\n")
+OTHER_CORRECT_SOLUTIONS = {
+    "masked_softmax_finite_fill": ("scaled_dot_product_attention/masked_softmax", """
+import numpy as np
+
+def masked_softmax(scores, mask=None):
+    if mask is None:
+        mask = np.ones(scores.shape, dtype=bool)
+    filled = np.where(mask, scores, np.finfo(scores.dtype).min)
+    e = np.exp(filled - filled.max(axis=-1, keepdims=True))
+    return np.where(mask, e / e.sum(axis=-1, keepdims=True), 0.0)
+"""),
+    "sdpa_numpy_einsum": ("scaled_dot_product_attention/sdpa_numpy", """
+import math
+import numpy as np
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = np.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    top = scores.max(axis=-1, keepdims=True)
+    top[~np.isfinite(top)] = 0.0
+    e = np.exp(scores - top)
+    total = e.sum(axis=-1, keepdims=True)
+    weights = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return np.einsum("bhqk,bhkd->bhqd", weights, v), weights
+"""),
+    "sdpa_torch_nan_to_num": ("scaled_dot_product_attention/sdpa_torch", """
+import torch
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = torch.matmul(q, k.transpose(-1, -2)) / q.shape[-1] ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(mask.logical_not(), float("-inf"))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+    return weights @ v, weights
+"""),
+    "from_scratch_rewritten": ("from_scratch", REFERENCE_FROM_SCRATCH + """
+import torch.nn.functional as F
+
+
+class MultiHeadAttention(MultiHeadAttention):
+    def forward(self, query, key, value, mask=None):
+        B, H = query.size(0), self.num_heads
+        q, k, v = (w(x).view(B, -1, H, self.d_k).permute(0, 2, 1, 3)
+                   for w, x in ((self.w_q, query), (self.w_k, key), (self.w_v, value)))
+        out, weights = scaled_dot_product_attention(q, k, v, mask)
+        return self.w_o(out.transpose(1, 2).contiguous().view(B, -1, H * self.d_k)), weights
+
+
+class LayerNorm(LayerNorm):
+    def forward(self, x):
+        return F.layer_norm(x, x.shape[-1:], self.weight, self.bias, self.eps)
+
+
+class Transformer(Transformer):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        table = self.pe
+        del self.pe
+        self.register_buffer("pe", table)  # persistent: in the state_dict, harmless
+
+
+@torch.no_grad()
+def greedy_decode(model, src, max_len, bos_id, eos_id):
+    model.eval()
+    src_mask = padding_mask(src, model.pad_id)
+    memory = model.encode(src, src_mask)
+    tokens = [torch.full((src.size(0),), bos_id, dtype=torch.long)]
+    finished = torch.zeros(src.size(0), dtype=torch.bool)
+    while len(tokens) <= max_len and not finished.all():
+        logits = model.out_proj(model.decode(torch.stack(tokens, 1), memory, src_mask))
+        step = torch.where(finished, model.pad_id, logits[:, -1].argmax(-1))
+        finished = finished | (step == eos_id)
+        tokens.append(step)
+    return torch.stack(tokens, 1)
+"""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_CORRECT_SOLUTIONS))
+def test_other_correct_solutions_pass(name, tmp_path):
+    target, source = OTHER_CORRECT_SOLUTIONS[name]
+    path = tmp_path / f"{name}.py"
+    path.write_text(source, encoding="utf8")
+    chosen = [ex for ex in REGISTRY.values() if target in (ex.id, ex.chapter)]
+    assert chosen
+    for ex in chosen:
+        result = run_exercise(ex, path, seed=5)
+        assert result.passed, format_result(result)

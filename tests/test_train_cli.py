@@ -1,0 +1,87 @@
+"""aiayn-train / aiayn-translate end to end on the tiny configuration, resumed, and under
+torchrun with two processes (DDP, gloo on CPU): the same losses as one process."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from aiayn.train.checkpoint import checkpoint_paths, load_checkpoint
+from aiayn.train.cli import train, translate_main
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("AIAYN_DATA") or ROOT.parent / "shared" / "data")
+pytestmark = pytest.mark.skipif(not (DATA / "multi30k").is_dir(),
+                                reason=f"Multi30k not found in {DATA}/multi30k (set AIAYN_DATA)")
+TINY = ["--config", "multi30k-tiny", "--data-dir", str(DATA), "--quiet", "--device", "cpu"]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory):
+    """One run of ``aiayn-train --config multi30k-tiny`` in this process."""
+    out = tmp_path_factory.mktemp("single")
+    torch.set_num_threads(1)
+    return out, train(TINY + ["--out", str(out)])
+
+
+def losses(out: Path, key="loss"):
+    return [h[key] for h in json.loads((out / "history.json").read_text()) if key in h]
+
+
+def test_train_writes_model_history_and_scores(single):
+    out, result = single
+    assert losses(out) and len(losses(out)) == 6 and len(losses(out, "val_loss")) == 2
+    assert [p.name for p in checkpoint_paths(out / "checkpoints")] == ["step_0000004.pt", "step_0000006.pt"]
+    averaged = load_checkpoint(out / "averaged.pt")
+    assert averaged["averaged"] == ["step_0000004.pt", "step_0000006.pt"] and "tokenizer" in averaged["metadata"]
+    assert json.loads((out / "results.json").read_text()) == pytest.approx(result)
+    assert result["steps"] == 6 and 0 <= result["bleu"] <= 100
+    assert "case:mixed" in result["signature"] and "tok:13a" in result["signature"]
+    assert "case:lc" in result["signature_lowercase"]
+    assert len((out / "test_2016_flickr.hyp.de").read_text(encoding="utf-8").splitlines()) == 8
+
+
+def test_translate_reads_a_file_or_stdin_line_by_line(single, tmp_path, capsys, monkeypatch):
+    out, _ = single
+    text = "A man is riding a bike.\n\nTwo dogs play in the snow.\n"
+    (tmp_path / "in.en").write_text(text, encoding="utf-8")
+    translate_main(["--checkpoint", str(out / "averaged.pt"), "--beam", "2", "--device", "cpu",
+                    str(tmp_path / "in.en")])
+    from_file = capsys.readouterr().out.split("\n")
+    assert len(from_file) == 4 and from_file[1] == "" and from_file[3] == ""  # 3 lines, the empty one kept
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    translate_main(["--checkpoint", str(out / "averaged.pt"), "--beam", "2", "--device", "cpu"])
+    assert capsys.readouterr().out.split("\n") == from_file
+
+
+def test_resume_continues_the_run_exactly(single, tmp_path):
+    out, _ = single
+    train(TINY + ["--out", str(tmp_path), "--steps", "3", "--no-eval"])
+    train(TINY + ["--out", str(tmp_path), "--resume", "--no-eval"])
+    assert losses(tmp_path) == losses(out)
+
+
+def test_two_processes_take_the_same_steps_as_one(single, tmp_path):
+    out, _ = single
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+           "-m", "aiayn.train", *TINY, "--out", str(tmp_path), "--no-eval"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "2 process(es)" in proc.stdout
+    assert losses(tmp_path) == pytest.approx(losses(out), rel=1e-5)
+    assert losses(tmp_path, "val_loss") == pytest.approx(losses(out, "val_loss"), rel=1e-5)
+    assert losses(tmp_path, "lr") == losses(out, "lr")

@@ -1,0 +1,222 @@
+"""aiayn.train.trainer / loss / checkpoint: §5's training loop, exact resume, averaging."""
+
+import io
+import math
+import os
+from dataclasses import replace
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from aiayn.config import TransformerConfig
+from aiayn.data.batching import TokenBatches, source_ids, target_ids
+from aiayn.data.specials import PAD_ID
+from aiayn.pt.attention import MultiHeadAttention
+from aiayn.pt.model import Transformer
+from aiayn.train import checkpoint as ckpt_module
+from aiayn.train.checkpoint import average_checkpoints, checkpoint_paths, load_checkpoint, save_checkpoint
+from aiayn.train.configs import get_config
+from aiayn.train.loss import token_loss_sum
+from aiayn.train.trainer import TrainConfig, Trainer
+
+VOCAB = 14
+CONFIG = TransformerConfig(VOCAB, VOCAB, d_model=32, num_heads=4, num_layers=2, d_ff=64, dropout=0.1,
+                           max_len=64, share_embeddings=True)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models: a second thread only adds synchronisation (and stalls on a busy machine)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def copy_pairs(n=48, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    pairs = []
+    for _ in range(n):
+        seq = torch.randint(4, VOCAB, (int(torch.randint(3, 9, (1,), generator=g)),), generator=g).tolist()
+        pairs.append((source_ids(seq), target_ids(seq)))
+    return pairs
+
+
+def new_model(seed=0):
+    torch.manual_seed(seed)
+    return Transformer(CONFIG)
+
+
+def quiet(**kw):
+    return TrainConfig(**{"warmup_steps": 10, "lr_factor": 2.0, "log_every": 1, "progress": False} | kw)
+
+
+def test_the_trainer_fits_a_handful_of_pairs():
+    """Eight copy-task pairs, no dropout, no smoothing: the loss must go from chance (ln 10 =
+    2.3 nats for 10 equally likely tokens) to nearly zero: the loop really optimises."""
+    torch.manual_seed(0)
+    model = Transformer(replace(CONFIG, dropout=0.0))
+    config = quiet(max_steps=60, lr_factor=0.5, warmup_steps=20, label_smoothing=0.0)
+    history = Trainer(model, config).fit(TokenBatches(copy_pairs(8), 100, seed=0))
+    assert history[5]["loss"] > 2.0 and history[-1]["loss"] < 0.3, [round(h["loss"], 2) for h in history]
+
+
+def test_history_entries():
+    stream = TokenBatches(copy_pairs(), 100, seed=0)
+    history = Trainer(new_model(), quiet(max_steps=7, log_every=3, eval_every=5)).fit(stream, stream)
+    assert [h["step"] for h in history] == [3, 5, 6, 7]  # every log_every, every eval_every, the end
+    assert [("val_loss" in h) for h in history] == [False, True, False, True]
+    assert all(set(h) >= {"step", "loss", "lr", "tokens_per_s"} and h["tokens_per_s"] > 0 for h in history)
+    assert history[0]["lr"] == pytest.approx(2.0 * 32 ** -0.5 * 3 * 10 ** -1.5)  # the rate of update 3
+
+
+def run_until(tmp_path, name, max_steps):
+    trainer = Trainer(new_model(), quiet(max_steps=max_steps, checkpoint_dir=tmp_path / name, checkpoint_every=4))
+    return trainer, trainer.fit(TokenBatches(copy_pairs(), 100, seed=0))
+
+
+def test_resuming_gives_the_same_losses_as_an_uninterrupted_run(tmp_path):
+    stream = TokenBatches(copy_pairs(), 100, seed=0)
+    assert len(stream) == 4  # so step 6 is in the middle of epoch 1 and the run spans 3 epochs
+    full, full_history = run_until(tmp_path, "full", 11)
+    run_until(tmp_path, "part", 6)  # stops after 6 updates, writing step_0000006.pt
+    resumed = Trainer.load(tmp_path / "part" / "step_0000006.pt", new_model(seed=99), max_steps=11)
+    assert (resumed.step, resumed.epoch, resumed.batch_in_epoch) == (6, 1, 2)
+    history = resumed.fit(stream)
+    assert [h["loss"] for h in history] == [h["loss"] for h in full_history]  # exactly
+    assert [h["lr"] for h in history] == [h["lr"] for h in full_history]
+    for p, q in zip(resumed.model.parameters(), full.model.parameters()):
+        assert torch.equal(p, q)
+
+
+@pytest.mark.parametrize("forget", ["random state", "data position"])
+def test_resume_depends_on_what_the_checkpoint_restores(tmp_path, forget):
+    """The control for the test above: losing either piece of state changes the losses."""
+    _, full_history = run_until(tmp_path, "full", 9)
+    run_until(tmp_path, "part", 6)
+    resumed = Trainer.load(tmp_path / "part" / "step_0000006.pt", new_model(), max_steps=9)
+    if forget == "random state":
+        torch.manual_seed(1234)  # other dropout masks
+    else:
+        resumed.batch_in_epoch = 0
+    history = resumed.fit(TokenBatches(copy_pairs(), 100, seed=0))
+    assert [h["loss"] for h in history[:6]] == [h["loss"] for h in full_history[:6]]
+    assert [h["loss"] for h in history[6:]] != [h["loss"] for h in full_history[6:]]
+
+
+def test_checkpoints_are_plain_data_and_only_the_last_are_kept(tmp_path):
+    trainer = Trainer(new_model(), quiet(max_steps=9, checkpoint_dir=tmp_path, checkpoint_every=2, keep_last=3),
+                      metadata={"tokenizer": "{}"})
+    trainer.fit(TokenBatches(copy_pairs(), 100, seed=0))
+    assert [p.name for p in checkpoint_paths(tmp_path)] == ["step_0000006.pt", "step_0000008.pt", "step_0000009.pt"]
+    state = torch.load(tmp_path / "step_0000009.pt", weights_only=True)  # no pickled code inside
+    assert state["step"] == 9 and state["metadata"] == {"tokenizer": "{}"}
+    assert state["train_config"]["max_steps"] == 9 and state["model_config"]["d_model"] == 32
+    assert not [p for p in os.listdir(tmp_path) if not p.startswith("step_")]  # no temporary files
+
+
+def test_an_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
+    path = tmp_path / "model.pt"
+    save_checkpoint({"w": torch.ones(3)}, path)
+
+    def crash(obj, f):
+        f.write(b"half a checkpoint")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ckpt_module.torch, "save", crash)
+    with pytest.raises(KeyboardInterrupt):
+        save_checkpoint({"w": torch.zeros(3)}, path)
+    assert torch.equal(load_checkpoint(path)["w"], torch.ones(3))
+    assert os.listdir(tmp_path) == ["model.pt"]
+
+
+def test_average_checkpoints_is_the_elementwise_mean(tmp_path):
+    states = [{"w": torch.tensor([1.0, 2.0]), "b": torch.tensor(3.0, dtype=torch.float64), "n": torch.tensor([7])},
+              {"w": torch.tensor([3.0, 6.0]), "b": torch.tensor(4.0, dtype=torch.float64), "n": torch.tensor([7])},
+              {"w": torch.tensor([5.0, 1.0]), "b": torch.tensor(8.0, dtype=torch.float64), "n": torch.tensor([7])}]
+    paths = [tmp_path / f"{i}.pt" for i in range(3)]
+    save_checkpoint({"model": states[0]}, paths[0])  # a trainer-style checkpoint ...
+    for state, path in zip(states[1:], paths[1:]):
+        save_checkpoint(state, path)  # ... or bare state dicts
+    mean = average_checkpoints(paths)
+    assert torch.equal(mean["w"], torch.tensor([3.0, 3.0])) and mean["w"].dtype == torch.float32
+    assert torch.equal(mean["b"], torch.tensor(5.0, dtype=torch.float64))
+    assert torch.equal(mean["n"], torch.tensor([7]))
+    save_checkpoint({"w": torch.zeros(2), "b": torch.zeros((), dtype=torch.float64), "n": torch.tensor([8])}, paths[2])
+    with pytest.raises(ValueError, match="integer tensor n differs"):
+        average_checkpoints(paths)
+    save_checkpoint({"w": torch.zeros(2)}, paths[2])
+    with pytest.raises(ValueError, match="other weights"):
+        average_checkpoints(paths)
+
+
+def test_averaging_trained_checkpoints_gives_a_working_model(tmp_path):
+    trainer = Trainer(new_model(), quiet(max_steps=6, checkpoint_dir=tmp_path, checkpoint_every=2))
+    trainer.fit(TokenBatches(copy_pairs(), 100, seed=0))
+    paths = checkpoint_paths(tmp_path)
+    mean = average_checkpoints(paths)
+    expected = sum(load_checkpoint(p)["model"]["encoder.layers.0.ffn.w_1.weight"] for p in paths) / 3
+    assert torch.allclose(mean["encoder.layers.0.ffn.w_1.weight"], expected, atol=1e-7)
+    model = new_model(seed=5)
+    model.load_state_dict(mean)
+    assert model.src_embed.weight is model.out_proj.weight  # tying survives loading
+
+
+def test_label_smoothed_loss_matches_its_formula():
+    torch.manual_seed(0)
+    logits = torch.randn(2, 5, 9)
+    labels = torch.tensor([[4, 5, 6, PAD_ID, PAD_ID], [7, 8, 4, 5, 6]])
+    eps = 0.1
+    log_p = F.log_softmax(logits, dim=-1)
+    keep = labels != PAD_ID
+    nll = -log_p.gather(-1, labels[..., None])[..., 0]
+    uniform = -log_p.mean(-1)  # cross-entropy against the uniform distribution over all 9 entries
+    expected = ((1 - eps) * nll + eps * uniform)[keep].sum()
+    assert token_loss_sum(logits, labels, eps) == pytest.approx(float(expected), rel=1e-6)
+    assert token_loss_sum(logits, labels) == pytest.approx(float(nll[keep].sum()), rel=1e-6)
+    with pytest.raises(ValueError, match="disagree"):
+        token_loss_sum(logits, labels[:, :4])
+
+
+def test_progress_bar_goes_to_the_given_file(capsys):
+    out = io.StringIO()
+    Trainer(new_model(), quiet(max_steps=4, progress=True, progress_file=out)).fit(
+        TokenBatches(copy_pairs(), 100, seed=0))
+    assert "4/4" in out.getvalue() and "loss=" in out.getvalue() and "tok/s=" in out.getvalue()
+    assert capsys.readouterr().err == ""
+
+
+def test_bf16_autocast_and_fused_attention_the_cuda_path_run_on_cpu_too():
+    stream = TokenBatches(copy_pairs(), 100, seed=0)
+    plain = Trainer(new_model(), quiet(max_steps=3))
+    fast = Trainer(new_model(), quiet(max_steps=3, bf16=True, fused_attention=True))
+    assert all(m.fused for m in fast.model.modules() if isinstance(m, MultiHeadAttention))
+    assert not any(m.fused for m in plain.model.modules() if isinstance(m, MultiHeadAttention))
+    a, b = plain.fit(stream), fast.fit(stream)
+    assert all(math.isfinite(h["loss"]) for h in b)
+    assert b[0]["loss"] == pytest.approx(a[0]["loss"], rel=0.02)  # bf16 rounding, same model
+
+
+def test_the_gpu_configuration_builds_and_takes_a_step():
+    run = get_config("multi30k-gpu")
+    config = run.model_config(run.vocab_size)
+    assert (config.d_model, config.num_layers, config.dropout, config.share_embeddings) == (512, 6, 0.3, True)
+    torch.manual_seed(0)
+    model = Transformer(config)
+    assert 40e6 < sum(p.numel() for p in model.parameters()) < 50e6
+    pairs = [(source_ids([5, 6, 7]), target_ids([8, 9])), (source_ids([10, 11]), target_ids([12, 13, 14]))]
+    trainer = Trainer(model, run.train_config("cpu", max_steps=1, progress=False))
+    assert trainer.config.warmup_steps == 2000 and trainer.config.label_smoothing == 0.1
+    assert math.isfinite(trainer.fit(TokenBatches(pairs, 100))[0]["loss"])
+
+
+def test_config_errors():
+    with pytest.raises(ValueError, match="max_steps must be a positive int"):
+        TrainConfig(max_steps=0)
+    with pytest.raises(ValueError, match="label_smoothing"):
+        TrainConfig(max_steps=1, label_smoothing=1.0)
+    with pytest.raises(ValueError, match="unknown configuration"):
+        get_config("wmt14-big")
+    with pytest.raises(ValueError, match="training batches are empty"):
+        Trainer(new_model(), quiet(max_steps=2)).fit([])
