@@ -1,0 +1,98 @@
+"""Grader of the chapter "Attention in the model": the decoder's target mask in NumPy,
+checked against ``aiayn.np.masks.target_mask`` on random padded batches (pad_id not always 0,
+padding not always at the end) and on a batch without padding, where it is the causal mask."""
+
+import numpy as np
+
+from ...np import masks as course_masks
+from ..compare import expect_array, expect_equal, expect_shape
+from ..core import CheckFailed, exercise, need
+
+ex = exercise("attention_in_the_model/target_mask", "attention_in_the_model/target_mask.py",
+              "target_mask: padding AND causal, (B, 1, T, T), True = may attend")
+
+OR = ("you combined the two masks with OR (|): a key is then visible if it is not padding OR "
+      "not in the future, so the decoder sees future tokens. Use AND (&): both must hold")
+UPPER = ("your causal part is upper triangular (np.triu, or j >= i): position i sees the "
+         "future and not the past. Keep the lower triangle, j <= i: np.tril")
+NO_DIAGONAL = ("your causal part blocks the diagonal (off by one): position i must see itself, "
+               "j <= i, np.tril(..., k=0)")
+NEXT_TOKEN = ("your causal part lets position i see i + 1, the next token, the one it must "
+              "predict (off by one): np.tril(..., k=0), not k=1")
+QUERY_PADDING = ("you masked padded queries (rows) instead of padded keys (columns): padding "
+                 "must be blocked along the LAST axis, (tokens != pad_id)[:, None, None, :]")
+NO_PADDING = "padding is missing: AND the causal mask with (tokens != pad_id)[:, None, None, :]"
+NO_CAUSAL = ("the causal part is missing: a position sees the future. AND the padding mask "
+             "with np.tril(np.ones((T, T), dtype=bool))")
+INVERTED = ("your mask is inverted: True must mean 'may attend' (not padding, not the future), "
+            "as in F.scaled_dot_product_attention's boolean attn_mask")
+
+
+def token_ids(rng, B, T, pad_id, padding_at_end=True):
+    """(B, T) ids in 0..11 except pad_id, then padded: one full sentence, one padded."""
+    ids = rng.integers(0, 11, (B, T))
+    ids[ids == pad_id] = 11  # ids equal to pad_id only where we pad
+    if padding_at_end:
+        lengths = rng.integers(1, T, B)
+        lengths[0] = T  # a sentence without padding...
+        lengths[1] = int(rng.integers(1, T - 1))  # ...and one with at least two padded keys
+        ids[np.arange(T)[None, :] >= lengths[:, None]] = pad_id
+    else:
+        ids[rng.random((B, T)) < 0.3] = pad_id
+        ids[:, 0] = pad_id  # padding first too: the mask follows the ids, not a length
+    return ids
+
+
+def mistakes(ids, pad_id):
+    T = ids.shape[1]
+    pad = course_masks.padding_mask(ids, pad_id)
+    shape = (ids.shape[0], 1, T, T)
+    ones = np.ones((T, T), dtype=bool)
+    found = [(pad | np.tril(ones)[None, None], OR),
+             (pad & np.triu(ones)[None, None], UPPER),
+             (pad & np.tril(ones, -1)[None, None], NO_DIAGONAL),
+             (pad & np.tril(ones, 1)[None, None], NEXT_TOKEN),
+             ((ids != pad_id)[:, None, :, None] & np.tril(ones)[None, None], QUERY_PADDING),
+             (np.broadcast_to(np.tril(ones), shape), NO_PADDING),
+             (np.broadcast_to(pad, shape), NO_CAUSAL),
+             (~(pad & np.tril(ones)[None, None]), INVERTED)]
+    return [(np.broadcast_to(m, shape), hint) for m, hint in found]
+
+
+def expect_mask(got, ids, pad_id):
+    expect_array(got, "numpy", "target_mask")
+    if got.dtype != bool:
+        raise CheckFailed("a mask of dtype bool", str(got.dtype), "masks are boolean: compare "
+                          "(tokens != pad_id) and build the triangle with dtype=bool; a 0/1 "
+                          "number mask is not a condition")
+    want = course_masks.target_mask(ids, pad_id)
+    expect_shape(got, want.shape, "target_mask", "padding (B, 1, 1, T) & causal (1, 1, T, T) "
+                 "broadcasts to (B, 1, T, T)")
+    expect_equal(got, want, "target_mask", "entry [b, 0, i, j] is True when key j is not "
+                 "padding AND j <= i", mistakes(ids, pad_id))
+
+
+@ex.check("bool (B, 1, T, T), equal to the course's target_mask on a padded batch")
+def _(mod, rng):
+    pad_id = int(rng.integers(0, 4))  # not always 0: pad_id is an argument
+    ids = token_ids(rng, int(rng.integers(3, 5)), int(rng.integers(5, 9)), pad_id)
+    expect_mask(need(mod, "target_mask")(ids.copy(), pad_id), ids, pad_id)
+
+
+@ex.check("without padding it is the causal mask, for every sentence")
+def _(mod, rng):
+    pad_id = int(rng.integers(0, 4))
+    ids = token_ids(rng, int(rng.integers(2, 4)), int(rng.integers(4, 8)), pad_id)
+    ids[ids == pad_id] = 11  # no padding at all
+    expect_mask(need(mod, "target_mask")(ids.copy(), pad_id), ids, pad_id)
+
+
+@ex.check("follows the ids: padding anywhere, and a single position (T = 1)")
+def _(mod, rng):
+    pad_id = int(rng.integers(0, 4))
+    ids = token_ids(rng, int(rng.integers(2, 4)), int(rng.integers(5, 8)), pad_id,
+                    padding_at_end=False)
+    expect_mask(need(mod, "target_mask")(ids.copy(), pad_id), ids, pad_id)
+    one = ids[:, :1].copy()
+    one[0, 0] = 11  # first sentence: one real token, which sees itself
+    expect_mask(need(mod, "target_mask")(one.copy(), pad_id), one, pad_id)

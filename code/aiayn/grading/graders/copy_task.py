@@ -1,0 +1,98 @@
+"""Grader of the chapter "The copy task": GNMT's length penalty and the normalised score of
+beam search, checked against ``aiayn.inference.beam_search.length_penalty`` on random lengths
+and alphas (the paper's 0.6, and 0, which must give 1). Values are compared, not rankings: a
+penalty off by a constant factor ranks hypotheses of one alpha the same way and is still wrong."""
+
+import numpy as np
+
+from ...inference.beam_search import length_penalty as course_penalty
+from ..compare import expect_close
+from ..core import CheckFailed, exercise, need
+
+ex = exercise("copy_task/length_penalty", "copy_task/length_penalty.py",
+              "GNMT length penalty ((5 + |Y|) / 6)^alpha and the score log P / lp")
+
+NO_SIX = ("you left out the division by 6: (5 + |Y|) ** alpha is ((5 + |Y|) / 6) ** alpha times "
+          "6 ** alpha, a constant factor. It ranks the hypotheses of one alpha the same way, "
+          "so a test of rankings would miss it, but lp(1) must be 1 and the scores (which beam "
+          "search reports and compares with each other at one alpha) are off by 6 ** alpha")
+TIMES_ALPHA = ("alpha is an exponent: ((5 + |Y|) / 6) ** alpha, not ((5 + |Y|) / 6) * alpha")
+NO_FIVE = ("the 5 is missing: GNMT's penalty is ((5 + |Y|) / 6) ** alpha; the 5 keeps the "
+           "penalty of short outputs from changing too fast")
+ONE_PLUS = ("the constant is 5, not 1: ((5 + |Y|) / 6) ** alpha, which is 1 at |Y| = 1")
+TIMES_LP = ("divide by the penalty: score = log P / lp. log P is negative, so dividing by "
+            "lp >= 1 raises the score of long outputs; multiplying would punish them further")
+
+
+def penalty_mistakes(L, a):
+    return [((5.0 + L) ** a, NO_SIX), ((5.0 + L) / 6.0 * a, TIMES_ALPHA),
+            ((L / 6.0) ** a, NO_FIVE), (((1.0 + L) / 6.0) ** a, ONE_PLUS)]
+
+
+def cases(rng, n=8):
+    """Random lengths 1..60 with random alphas, the paper's 0.6 among them."""
+    lengths = rng.integers(1, 61, n)
+    alphas = np.round(rng.uniform(0.1, 1.5, n), 3)
+    alphas[0] = 0.6
+    lengths[1] = max(int(lengths[1]), 2)  # a length above 1, where the /6 shows
+    return [(int(L), float(a)) for L, a in zip(lengths, alphas)]
+
+
+def as_float(value, what):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise CheckFailed(f"{what} as a number", type(value).__name__,
+                          "return a float (or a 0-d NumPy value) for a scalar input") from None
+
+
+@ex.check("length_penalty equals ((5 + |Y|) / 6) ** alpha (values, not only the ranking)")
+def _(mod, rng):
+    lp = need(mod, "length_penalty")
+    for L, a in cases(rng):
+        got = as_float(lp(L, a), "length_penalty")
+        expect_close(np.array([got]), np.array([course_penalty(L, a)]),
+                     f"length_penalty({L}, {a})", "((5 + length) / 6) ** alpha",
+                     [(np.array([v]), h) for v, h in penalty_mistakes(L, a)], atol=1e-12)
+
+
+@ex.check("alpha = 0 gives 1 for every length; length 1 gives 1 for every alpha")
+def _(mod, rng):
+    lp = need(mod, "length_penalty")
+    for L in rng.integers(1, 61, 4):
+        expect_close(np.array([as_float(lp(int(L), 0.0), "length_penalty")]), np.array([1.0]),
+                     f"length_penalty({int(L)}, 0.0)", "anything ** 0 is 1: alpha = 0 turns "
+                     "the penalty off and beam search ranks by raw log-probabilities",
+                     atol=1e-12)
+    a = float(np.round(rng.uniform(0.1, 1.5), 3))
+    expect_close(np.array([as_float(lp(1, a), "length_penalty")]), np.array([1.0]),
+                 f"length_penalty(1, {a})", "(5 + 1) / 6 = 1: one generated token is not "
+                 "penalised", [(np.array([v]), h) for v, h in penalty_mistakes(1, a)],
+                 atol=1e-12)
+
+
+@ex.check("normalised_score equals log P / lp, the score beam search ranks by")
+def _(mod, rng):
+    score = need(mod, "normalised_score")
+    for L, a in cases(rng):
+        log_prob = -float(rng.uniform(0.1, 3.0)) * L  # about 0.1 to 3 nats per token
+        want = log_prob / course_penalty(L, a)
+        got = as_float(score(log_prob, L, a), "normalised_score")
+        found = [(np.array([log_prob * course_penalty(L, a)]), TIMES_LP)]
+        found += [(np.array([log_prob / v]), h) for v, h in penalty_mistakes(L, a)]
+        expect_close(np.array([got]), np.array([want]),
+                     f"normalised_score({log_prob:.4g}, {L}, {a})",
+                     "log_prob / length_penalty(length, alpha)", found, atol=1e-12)
+
+
+@ex.check("works element-wise on NumPy arrays of lengths and log-probabilities")
+def _(mod, rng):
+    L = rng.integers(1, 61, 6)
+    log_prob = -rng.uniform(0.1, 3.0, 6) * L
+    want_lp = np.array([course_penalty(int(n), 0.6) for n in L])
+    hint = "use only + / ** (or NumPy functions) on length: no int(), math.pow or Python loops"
+    expect_close(np.asarray(need(mod, "length_penalty")(L, 0.6), dtype=float), want_lp,
+                 "length_penalty(lengths, 0.6)", hint, penalty_mistakes(L, 0.6), atol=1e-12)
+    expect_close(np.asarray(need(mod, "normalised_score")(log_prob, L, 0.6), dtype=float),
+                 log_prob / want_lp, "normalised_score(log_probs, lengths, 0.6)", hint,
+                 atol=1e-12)

@@ -1,0 +1,88 @@
+"""Grader of the chapter "Feed-forward network and embeddings": the position-wise FFN in NumPy
+with weights in PyTorch's (out, in) layout, checked against
+``aiayn.np.feedforward.PositionwiseFeedForward`` with the same random weights, on shapes where
+d_ff != d_model (a missing transpose cannot multiply) and where d_ff = d_model (it can, and
+gives wrong numbers)."""
+
+import numpy as np
+
+from ...np.feedforward import PositionwiseFeedForward
+from ..compare import expect_array, expect_close, expect_shape
+from ..core import CheckFailed, exercise, need
+
+ex = exercise("feed_forward_and_embeddings/feed_forward",
+              "feed_forward_and_embeddings/feed_forward.py",
+              "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 with (out, in) weights")
+
+LAYOUT = ("the weights are in PyTorch's (out_features, in_features) layout: w1 is (d_ff, "
+          "d_model), so the paper's x W_1 is x @ w1.T (and likewise x @ w2.T)")
+NO_RELU = ("you forgot the ReLU: without max(0, .) the two linear maps collapse into one linear "
+           "map. Apply np.maximum(..., 0.0) to the hidden layer (d_ff), between the two maps")
+RELU_AFTER = ("you applied the ReLU after the second map as well: FFN(x) = max(0, x W_1 + b_1) "
+              "W_2 + b_2 has one ReLU, on the hidden layer only; the output can be negative")
+RELU_BEFORE_BIAS = ("you added b_1 after the ReLU: the bias belongs inside, max(0, x W_1 + b_1)")
+
+
+def setup(rng, square=False):
+    B, T = int(rng.integers(2, 4)), int(rng.integers(3, 6))
+    d_model = T + int(rng.integers(2, 5))
+    d_ff = d_model if square else 4 * d_model  # the paper's ratio, 2048 / 512
+    ffn = PositionwiseFeedForward(d_model, d_ff)
+    for linear in (ffn.w_1, ffn.w_2):  # fresh weights of this run's seed, biases not small
+        out_features, in_features = linear.weight.shape
+        linear.weight = rng.standard_normal((out_features, in_features)) / np.sqrt(in_features)
+        linear.bias = 0.5 * rng.standard_normal(linear.bias.shape)
+    return rng.standard_normal((B, T, d_model)), ffn
+
+
+def weights(ffn):
+    return ffn.w_1.weight, ffn.w_1.bias, ffn.w_2.weight, ffn.w_2.bias
+
+
+def mistakes(x, ffn):
+    w1, b1, w2, b2 = weights(ffn)
+    relu = lambda z: np.maximum(z, 0.0)  # noqa: E731
+    found = [((x @ w1.T + b1) @ w2.T + b2, NO_RELU),
+             (relu(relu(x @ w1.T + b1) @ w2.T + b2), RELU_AFTER),
+             (relu(x @ w1.T) @ w2.T + b1 @ w2.T + b2, RELU_BEFORE_BIAS)]
+    if w1.shape[0] == w1.shape[1]:  # square weights: the (in, out) reading multiplies too
+        found += [(relu(x @ w1 + b1) @ w2 + b2, LAYOUT),
+                  ((x @ w1 + b1) @ w2 + b2, LAYOUT + "; and " + NO_RELU)]
+    return found
+
+
+def call(mod, x, ffn):
+    try:
+        return need(mod, "feed_forward")(x.copy(), *(a.copy() for a in weights(ffn)))
+    except ValueError as error:  # matmul's shape error: the usual sign of the (in, out) reading
+        if "matmul" not in str(error):
+            raise
+        raise CheckFailed("an output of shape (B, T, d_model)", "ValueError: "
+                          + str(error).splitlines()[0][:90], LAYOUT) from None
+
+
+@ex.check("shape (B, T, d_model); equals the course's FFN with the same weights")
+def _(mod, rng):
+    x, ffn = setup(rng)
+    got = call(mod, x, ffn)
+    expect_array(got, "numpy", "output")
+    expect_shape(got, x.shape, "output", "the FFN maps d_model to d_ff and back to d_model")
+    expect_close(got, ffn(x), "output", "max(0, x @ w1.T + b1) @ w2.T + b2", mistakes(x, ffn))
+
+
+@ex.check("square weights (d_ff = d_model): the (out, in) layout still matters")
+def _(mod, rng):
+    x, ffn = setup(rng, square=True)
+    expect_close(call(mod, x, ffn), ffn(x), "output", "even when the shapes allow x @ w1, "
+                 "the paper's W_1 is w1.T: " + LAYOUT, mistakes(x, ffn))
+
+
+@ex.check("position-wise: works for (T, d_model) and for one position alone")
+def _(mod, rng):
+    x, ffn = setup(rng)
+    expect_close(call(mod, x[0], ffn), ffn(x[:1])[0], "output for a 2-D input (T, d_model)",
+                 "use x @ w1.T (matmul over the last axis), not a fixed number of axes",
+                 mistakes(x[0], ffn))
+    expect_close(call(mod, x[:1, :1], ffn), ffn(x)[:1, :1], "position (0, 0) alone vs in its "
+                 "batch", "each position goes through the FFN on its own: no statistics or "
+                 "sums over the batch or time axes", mistakes(x[:1, :1], ffn))
