@@ -3,6 +3,7 @@ torchrun with two processes (DDP, gloo on CPU): the same losses as one process."
 
 import io
 import json
+import math
 import os
 import subprocess
 import sys
@@ -65,6 +66,16 @@ def test_translate_reads_a_file_or_stdin_line_by_line(single, tmp_path, capsys, 
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
     translate_main(["--checkpoint", str(out / "averaged.pt"), "--beam", "2", "--device", "cpu"])
     assert capsys.readouterr().out.split("\n") == from_file
+
+
+def test_label_smoothing_can_be_switched_off(single, tmp_path):
+    out, result = single
+    plain = train(TINY + ["--out", str(tmp_path), "--steps", "2", "--no-eval", "--label-smoothing", "0"])
+    assert result["label_smoothing"] == 0.1 and plain["label_smoothing"] == 0.0
+    smoothed, unsmoothed = losses(out)[:2], losses(tmp_path)
+    # Same initial weights and first batch: the first logged losses differ only by the objective.
+    assert len(unsmoothed) == 2 and all(map(math.isfinite, unsmoothed))
+    assert unsmoothed[0] != pytest.approx(smoothed[0], abs=1e-4)
 
 
 def test_resume_continues_the_run_exactly(single, tmp_path):

@@ -6,6 +6,7 @@
 """
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -39,6 +40,9 @@ def train(argv=None) -> dict | None:
                                 "English->German, average the last checkpoints, report BLEU.")
     p.add_argument("--config", required=True, choices=sorted(CONFIGS))
     p.add_argument("--steps", type=int, help="number of updates (default: the configuration's)")
+    p.add_argument("--label-smoothing", type=float, help="epsilon_ls of §5.4 (default: the configuration's, "
+                   "0.1); 0 trains on plain cross-entropy")
+    p.add_argument("--seed", type=int, help="seed of initialisation, batch order and dropout (default 0)")
     p.add_argument("--data-dir", help="folder holding multi30k/ (default: $AIAYN_DATA)")
     p.add_argument("--out", help="output folder (default: runs/<config>)")
     p.add_argument("--device", default=_default_device())
@@ -48,6 +52,10 @@ def train(argv=None) -> dict | None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
     run = get_config(args.config)
+    # Ablations change the configuration, not the code path. On --resume the trainer's settings
+    # come from the checkpoint; pass the same --seed again to keep the batch order.
+    changes = {"label_smoothing": args.label_smoothing, "seed": args.seed}
+    run = dataclasses.replace(run, **{k: v for k, v in changes.items() if v is not None})
     out = Path(args.out or f"runs/{run.name}")
     rank, world_size = distributed.init_from_env(args.device)
     say = print if rank == 0 else (lambda *a, **k: None)
@@ -88,6 +96,7 @@ def train(argv=None) -> dict | None:
         return None
     (out / "history.json").write_text(json.dumps(history, indent=1))
     result = {"config": run.name, "device": str(trainer.device), "processes": world_size,
+              "label_smoothing": trainer.config.label_smoothing, "seed": trainer.config.seed,
               "steps": trainer.step, "train_seconds": train_seconds,
               "tokens_per_s": sum(h["tokens_per_s"] for h in history) / len(history),
               "final_loss": history[-1]["loss"], "final_val_loss": history[-1].get("val_loss")}
