@@ -67,7 +67,7 @@ class Trainer:
         iterated again for each epoch (its ``set_epoch(e)`` is called first when it has one).
         Returns the history: {"step", "loss", "lr", "tokens_per_s"[, "val_loss"]} dicts."""
         cfg = self.config
-        bar = tqdm(total=cfg.max_steps, initial=self.step, desc="train", unit="step", ncols=100,
+        bar = tqdm(total=cfg.max_steps, initial=self.step, desc="train", unit="step",
                    file=cfg.progress_file or sys.stderr, disable=not cfg.progress or self.rank != 0)
         self._timer, self._timed_tokens = time.perf_counter(), 0
         try:
@@ -126,11 +126,10 @@ class Trainer:
             if evaluate:
                 entry["val_loss"] = self.evaluate(val_batches)
             self.history.append(entry)
-            shown = {"loss": f"{entry['loss']:.3f}", "lr": f"{entry['lr']:.2e}",
-                     "tok/s": f"{entry['tokens_per_s']:,.0f}"}
+            shown = {"loss": f"{entry['loss']:.3f}"}
             if evaluate:
                 shown["val_loss"] = f"{entry['val_loss']:.3f}"
-            bar.set_postfix(shown)
+            bar.set_postfix(shown | {"lr": f"{entry['lr']:.2e}", "tok/s": f"{entry['tokens_per_s']:,.0f}"})
             self._loss_sum, self._tokens, self._timed_tokens = 0.0, 0, 0
             self._timer = time.perf_counter()  # throughput excludes the validation pass
         if cfg.checkpoint_dir and (last or bool(cfg.checkpoint_every) and step % cfg.checkpoint_every == 0):

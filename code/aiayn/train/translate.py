@@ -44,7 +44,7 @@ def translate(model, tokenizer, sentences: list[str], beam_size: int = 4, alpha:
     order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
     outputs: list[str | None] = [None] * len(encoded)
     starts = range(0, len(order), batch_size)
-    for start in tqdm(starts, desc="translate", unit="batch", ncols=100, disable=not progress,
+    for start in tqdm(starts, desc="translate", unit="batch", disable=not progress,
                       file=progress_file):
         chunk = order[start:start + batch_size]
         src = pad([encoded[i] for i in chunk]).to(device)
