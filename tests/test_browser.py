@@ -313,7 +313,7 @@ def test_every_internal_link_and_anchor_resolves(book_html):
 
 # Chapters that record numbers for the results table (myst_nb.glue in a code cell).
 GLUING_CHAPTERS = ["scaled_dot_product_attention", "positional_encoding",
-                   "residual_and_layer_norm", "putting_it_together"]
+                   "residual_and_layer_norm", "putting_it_together", "copy_task", "training_multi30k"]
 
 
 def landing_rows(html: Path) -> dict[str, str]:
@@ -357,9 +357,12 @@ def test_landing_results_are_the_numbers_the_notebooks_glued(book_html):
             assert ">pending" in rows[result.key], result.key
     # The finished chapters' numbers are measured, not pending.
     for key in ("sdpa_var_qk_dk1024", "pe_shift_error_magnitude",
-                "ln_xavier_postln_decoder_grad_ratio", "params_base", "params_big"):
+                "ln_xavier_postln_decoder_grad_ratio", "params_base", "params_big",
+                "copy_task_exact_match", "multi30k_bleu"):
         assert ">pending" not in rows[key], key
     assert "63,082,496" in rows["params_base"]  # Table 3's base model, counted
+    assert ">100.0%<" in rows["copy_task_exact_match"]
+    assert "multi30k-" in rows["multi30k_bleu"]  # the configuration that produced the BLEU is named
 
 
 def test_launch_buttons_point_at_the_notebooks_in_the_repository(book_html):
