@@ -78,6 +78,17 @@ def test_label_smoothing_can_be_switched_off(single, tmp_path):
     assert unsmoothed[0] != pytest.approx(smoothed[0], abs=1e-4)
 
 
+def test_set_changes_configuration_fields_and_rejects_unknown_ones(tmp_path):
+    result = train(TINY + ["--out", str(tmp_path), "--no-eval", "--set", "max_steps=2", "max_tokens=300",
+                           "clip_grad_norm=1"])
+    assert result["steps"] == 2 and result["changed"] == "clip_grad_norm=1 max_steps=2 max_tokens=300"
+    assert math.isfinite(result["averaged_val_loss"])
+    for bad in ("max_tokens", "colour=red", "max_tokens=lots"):
+        with pytest.raises(SystemExit) as exit_info:
+            train(TINY + ["--out", str(tmp_path), "--set", bad])
+        assert exit_info.value.code == 2
+
+
 def test_resume_continues_the_run_exactly(single, tmp_path):
     out, _ = single
     train(TINY + ["--out", str(tmp_path), "--steps", "3", "--no-eval"])

@@ -29,6 +29,23 @@ def _default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def _parse_set(parser, run, pairs: list[str]) -> dict:
+    """--set FIELD=VALUE ... -> {field: value}, each value of its field's type."""
+    fields = sorted(f.name for f in dataclasses.fields(run) if f.name != "name")
+    changes = {}
+    for pair in pairs:
+        field, sep, text = pair.partition("=")
+        if not sep or field not in fields:
+            parser.error(f"--set {pair!r}: expected FIELD=VALUE with FIELD one of {', '.join(fields)}")
+        current = getattr(run, field)
+        kind = type(current) if current is not None else (int if text.lstrip("-").isdigit() else float)
+        try:
+            changes[field] = None if text.lower() == "none" else kind(text)
+        except ValueError:
+            parser.error(f"--set {pair!r}: {field} takes a {kind.__name__}, got {text!r}")
+    return changes
+
+
 def train_main(argv=None) -> None:
     """The ``aiayn-train`` console script (its return value would become the exit status)."""
     train(argv)
@@ -43,6 +60,9 @@ def train(argv=None) -> dict | None:
     p.add_argument("--label-smoothing", type=float, help="epsilon_ls of §5.4 (default: the configuration's, "
                    "0.1); 0 trains on plain cross-entropy")
     p.add_argument("--seed", type=int, help="seed of initialisation, batch order and dropout (default 0)")
+    p.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE",
+                   help="change other fields of the configuration (aiayn.train.configs.RunConfig), "
+                   "e.g. --set max_tokens=4000 max_steps=150 warmup_steps=75")
     p.add_argument("--data-dir", help="folder holding multi30k/ (default: $AIAYN_DATA)")
     p.add_argument("--out", help="output folder (default: runs/<config>)")
     p.add_argument("--device", default=_default_device())
@@ -55,7 +75,8 @@ def train(argv=None) -> dict | None:
     # Ablations change the configuration, not the code path. On --resume the trainer's settings
     # come from the checkpoint; pass the same --seed again to keep the batch order.
     changes = {"label_smoothing": args.label_smoothing, "seed": args.seed}
-    run = dataclasses.replace(run, **{k: v for k, v in changes.items() if v is not None})
+    changes = {k: v for k, v in changes.items() if v is not None} | _parse_set(p, run, args.set)
+    run = dataclasses.replace(run, **changes)
     out = Path(args.out or f"runs/{run.name}")
     rank, world_size = distributed.init_from_env(args.device)
     say = print if rank == 0 else (lambda *a, **k: None)
@@ -99,9 +120,11 @@ def train(argv=None) -> dict | None:
               "label_smoothing": trainer.config.label_smoothing, "seed": trainer.config.seed,
               "steps": trainer.step, "train_seconds": train_seconds,
               "tokens_per_s": sum(h["tokens_per_s"] for h in history) / len(history),
-              "final_loss": history[-1]["loss"], "final_val_loss": history[-1].get("val_loss")}
+              "final_loss": history[-1]["loss"], "final_val_loss": history[-1].get("val_loss"),
+              "changed": " ".join(f"{k}={v}" for k, v in sorted(changes.items()))}
     averaged = checkpoint_paths(out / "checkpoints")[-run.average_last:]
     model.load_state_dict(average_checkpoints(averaged))
+    result["averaged_val_loss"] = trainer.evaluate(val_batches)  # the model that is scored and saved
     save_checkpoint({"model": model.state_dict(), "model_config": load_checkpoint(averaged[-1])["model_config"],
                      "metadata": trainer.metadata, "averaged": [p.name for p in averaged]},
                     out / "averaged.pt")
