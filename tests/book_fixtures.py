@@ -18,11 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 # The book's tools (landing.py, browser.py) are importable by the tests that use the build.
 sys.path.insert(0, str(ROOT / "tools"))
+import landing  # noqa: E402  (tools/landing.py, on the path just above)
+
 LANGS = ("en", "zh")
 TOCS = {"en": ROOT / "_toc.yml", "zh": ROOT / "_toc.zh.yml"}
 OTHER = {"en": "zh", "zh": "en"}
@@ -30,15 +31,7 @@ OTHER = {"en": "zh", "zh": "en"}
 
 def toc_docnames(lang: str) -> list[str]:
     """The root, then every `file` of the toc, in order."""
-    def walk(entry):
-        if isinstance(entry, dict):
-            for key, value in entry.items():
-                yield from [value] if key in ("root", "file") else walk(value)
-        elif isinstance(entry, list):
-            for item in entry:
-                yield from walk(item)
-
-    return list(walk(yaml.safe_load(TOCS[lang].read_text(encoding="utf8"))))
+    return landing.toc_docnames(TOCS[lang])
 
 
 def _build(out: Path) -> dict:
