@@ -104,6 +104,14 @@ def check_mha_inputs(query, key, value, d_model: int) -> None:
     check_same("key", key, 1, "value", value, 1, "the number of keys T_k")
 
 
+def check_special_ids(config, bos_id: int, eos_id: int) -> None:
+    """Start and end tokens are ids of the target vocabulary (greedy and beam search)."""
+    for name, value in (("bos_id", bos_id), ("eos_id", eos_id)):
+        if not 0 <= value < config.tgt_vocab_size:
+            raise ValueError(f"{name}={value} is outside the target vocabulary "
+                             f"[0, {config.tgt_vocab_size - 1}]")
+
+
 def check_decode_args(model, src, max_len: int, bos_id: int, eos_id: int) -> None:
     c = model.config
     check_rank("src", src, 2, "(B, T_src) token ids")
@@ -111,9 +119,6 @@ def check_decode_args(model, src, max_len: int, bos_id: int, eos_id: int) -> Non
     if max_len + 1 > c.max_len:
         raise ValueError(f"max_len={max_len} plus the start token exceeds the positional "
                          f"table (config.max_len={c.max_len})")
-    for name, value in (("bos_id", bos_id), ("eos_id", eos_id)):
-        if not 0 <= value < c.tgt_vocab_size:
-            raise ValueError(f"{name}={value} is outside the target vocabulary "
-                             f"[0, {c.tgt_vocab_size - 1}]")
+    check_special_ids(c, bos_id, eos_id)
     if bos_id == c.pad_id:
         raise ValueError(f"bos_id={bos_id} equals pad_id: the start token would be masked out")

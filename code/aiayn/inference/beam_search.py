@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .._checks import check_positive, check_tokens
+from .._checks import check_positive, check_special_ids, check_tokens
 from ..data.specials import BOS_ID, EOS_ID
 from ..pt.masks import padding_mask
 
@@ -159,10 +159,8 @@ def _check_args(model, src, beam_size, alpha, max_extra_len, bos_id, eos_id) -> 
         raise ValueError(f"alpha must be a finite number >= 0 (the paper uses 0.6), got {alpha!r}")
     if isinstance(max_extra_len, bool) or not isinstance(max_extra_len, int) or max_extra_len < 0:
         raise ValueError(f"max_extra_len must be an int >= 0 (the paper uses 50), got {max_extra_len!r}")
+    check_special_ids(c, bos_id, eos_id)
     for name, value in (("bos_id", bos_id), ("eos_id", eos_id)):
-        if not 0 <= value < c.tgt_vocab_size:
-            raise ValueError(f"{name}={value} is outside the target vocabulary "
-                             f"[0, {c.tgt_vocab_size - 1}]")
         if value == c.pad_id:
             raise ValueError(f"{name}={value} equals pad_id: padding can be neither start nor end")
     if bos_id == eos_id:
