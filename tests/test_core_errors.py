@@ -92,6 +92,8 @@ CONFIG_CASES = {
     "shared_vocab": (dict(share_embeddings=True, tgt_vocab_size=30), "src_vocab_size=20 and tgt_vocab_size=30"),
     "positional": (dict(positional="rotary"), "positional must be"),
     "layers": (dict(num_layers=0), "num_layers must be a positive int"),
+    "head_width": (dict(d_k=0), "d_k must be a positive int, got 0"),
+    "value_width": (dict(d_v=2.5), "d_v must be a positive int, got 2.5"),
 }
 
 

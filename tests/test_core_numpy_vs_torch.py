@@ -59,9 +59,13 @@ def test_split_merge_heads():
     close(ta.merge_heads(ta.split_heads(T(x), 4)), x)
 
 
+HEAD_SIZES = {"paper": (None, None), "narrow_keys": (2, None), "d_k_ne_d_v": (3, 6)}
+
+
 @pytest.mark.parametrize("mask_name", MASKS)
-def test_multi_head_attention(mask_name):
-    np_mha, pt_mha = twin(na.MultiHeadAttention, ta.MultiHeadAttention, 16, 4)
+@pytest.mark.parametrize("sizes", HEAD_SIZES.values(), ids=HEAD_SIZES.keys())
+def test_multi_head_attention(mask_name, sizes):
+    np_mha, pt_mha = twin(na.MultiHeadAttention, ta.MultiHeadAttention, 16, 4, *sizes)
     x, mem = rand(2, 5, 16, seed=1), rand(2, 5, 16, seed=2)
     mask = MASKS[mask_name]
     out_n, w_n = np_mha(x, mem, mem, mask)
@@ -123,6 +127,7 @@ CONFIGS = {
     "post_ln_sinusoidal_tied": dict(),
     "pre_ln_learned_untied": dict(norm_first=True, positional="learned", tie_output=False),
     "shared_embeddings": dict(share_embeddings=True, tgt_vocab_size=40),
+    "narrow_heads_d_k_ne_d_v": dict(d_k=4, d_v=12),
 }
 
 

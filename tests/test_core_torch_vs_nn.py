@@ -138,3 +138,31 @@ def test_fused_multi_head_attention_equals_explicit(name):
     fused, no_weights = mha(x, x, x, mask)
     assert weights is not None and no_weights is None
     close(fused, explicit)
+
+
+@pytest.mark.parametrize("sizes", [(2, None), (3, 6)], ids=["narrow_keys", "d_k_ne_d_v"])
+def test_head_widths_other_than_d_model_over_h(sizes):
+    """Table 3 (B): heads of d_k (and d_v) features whatever d_model is. torch.nn has no such
+    option, so the reference is the paper's formula head by head (the lab's loop) and
+    F.scaled_dot_product_attention through the fused path; parameters are counted by formula."""
+    from aiayn.convert import numpy_state
+    from aiayn.lab.naive_attention import multi_head_attention_loop
+    from aiayn.lab.param_count import attention_params
+    from aiayn.np.attention import MultiHeadAttention as NumpyMHA
+
+    d_k, d_v = sizes
+    mha = ta.MultiHeadAttention(16, 4, d_k, d_v).double()
+    assert sum(p.numel() for p in mha.parameters()) == attention_params(16, 4, d_k, d_v)
+    assert mha.w_q.weight.shape == (4 * d_k, 16) and mha.w_o.weight.shape == (16, 4 * (d_v or 4))
+    x, mem = T(rand(2, 5, 16, seed=1)), T(rand(2, 6, 16, seed=2))
+    mask = T(np.array([[1, 1, 1, 1, 0, 0], [1] * 6], dtype=bool)[:, None, None, :])  # padded keys
+    out, weights = mha(x, mem, mem, mask)
+    assert weights.shape == (2, 4, 5, 6)
+    looped = NumpyMHA(16, 4, d_k, d_v)
+    looped.load_state_dict(numpy_state(mha.state_dict()))
+    ref_out, ref_weights = multi_head_attention_loop(looped, x.numpy(), mem.numpy(), mem.numpy(),
+                                                     mask.numpy())
+    close(out, T(ref_out))
+    close(weights, T(ref_weights))
+    mha.fused = True
+    close(mha(x, mem, mem, mask)[0], out)

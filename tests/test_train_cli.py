@@ -83,6 +83,12 @@ def test_set_changes_configuration_fields_and_rejects_unknown_ones(tmp_path):
                            "clip_grad_norm=1"])
     assert result["steps"] == 2 and result["changed"] == "clip_grad_norm=1 max_steps=2 max_tokens=300"
     assert math.isfinite(result["averaged_val_loss"])
+    # Table 3's model variations are configuration fields too: narrow heads, learned positions.
+    varied = train(TINY + ["--out", str(tmp_path / "varied"), "--no-eval", "--set", "max_steps=1",
+                           "d_k=4", "d_v=8", "positional=learned"])
+    config = load_checkpoint(tmp_path / "varied" / "averaged.pt")["model_config"]
+    assert (config["d_k"], config["d_v"], config["positional"]) == (4, 8, "learned"), config
+    assert varied["changed"] == "d_k=4 d_v=8 max_steps=1 positional=learned"
     for bad in ("max_tokens", "colour=red", "max_tokens=lots"):
         with pytest.raises(SystemExit) as exit_info:
             train(TINY + ["--out", str(tmp_path), "--set", bad])

@@ -70,6 +70,20 @@ def check_heads(d_model: int, num_heads: int) -> None:
         )
 
 
+def head_sizes(d_model: int, num_heads: int, d_k=None, d_v=None) -> tuple[int, int]:
+    """(d_k, d_v) of each head: the paper's d_model / h unless given (Table 3, row B varies d_k)."""
+    if d_k is None or d_v is None:
+        check_heads(d_model, num_heads)
+    else:
+        check_positive("d_model", d_model)
+        check_positive("num_heads", num_heads)
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    check_positive("d_k", d_k)
+    check_positive("d_v", d_v)
+    return d_k, d_v
+
+
 def check_tokens(name: str, tokens, is_integer: bool, lo: int, hi: int, vocab_size: int) -> None:
     """``lo``/``hi`` are the smallest and largest id present (computed by the caller's back end)."""
     if not is_integer:

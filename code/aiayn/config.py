@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from ._checks import check_dropout, check_heads, check_positive
+from ._checks import check_dropout, check_positive, head_sizes
 
 
 @dataclass(frozen=True)
@@ -12,6 +12,8 @@ class TransformerConfig:
     share_embeddings: one matrix for source and target token embeddings (§3.4; needs a joint
         vocabulary, ``src_vocab_size == tgt_vocab_size``).
     tie_output: the pre-softmax projection reuses the target embedding matrix (§3.4).
+    d_k, d_v: features per head for queries/keys and for values; ``None`` is the paper's
+        d_model / num_heads (Table 3, row B shrinks d_k alone).
     norm_first: ``False`` is the paper's Post-LN, ``LayerNorm(x + Sublayer(x))``;
         ``True`` is Pre-LN, ``x + Sublayer(LayerNorm(x))``, with a final LayerNorm per stack.
     """
@@ -22,6 +24,8 @@ class TransformerConfig:
     num_heads: int = 8
     num_layers: int = 6
     d_ff: int = 2048
+    d_k: int | None = None
+    d_v: int | None = None
     dropout: float = 0.1
     max_len: int = 512
     positional: str = "sinusoidal"
@@ -33,7 +37,7 @@ class TransformerConfig:
     def __post_init__(self):
         for name in ("src_vocab_size", "tgt_vocab_size", "num_layers", "d_ff", "max_len"):
             check_positive(name, getattr(self, name))
-        check_heads(self.d_model, self.num_heads)
+        head_sizes(self.d_model, self.num_heads, self.d_k, self.d_v)
         check_dropout(self.dropout)
         if self.positional not in ("sinusoidal", "learned"):
             raise ValueError(f"positional must be 'sinusoidal' or 'learned', got {self.positional!r}")

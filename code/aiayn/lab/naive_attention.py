@@ -21,14 +21,18 @@ from ..np.attention import masked_softmax
 def head_weights(mha, i: int) -> dict:
     """The paper's per-head matrices of head ``i``, in the paper's layout (x @ W).
 
-    ``mha.w_q.weight`` is (d_model, d_model) in PyTorch's (out, in) layout; head i owns
-    output rows i*d_k .. (i+1)*d_k - 1, so W_i^Q = w_q.weight[rows].T, shape (d_model, d_k).
-    W^O is not per head: head i's output meets columns i*d_v .. of w_o.weight.
+    ``mha.w_q.weight`` is (h * d_k, d_model) in PyTorch's (out, in) layout; head i owns
+    output rows i*d_k .. (i+1)*d_k - 1, so W_i^Q = w_q.weight[rows].T, shape (d_model, d_k)
+    (``w_v`` likewise with d_v). W^O is not per head: head i's output meets columns
+    i*d_v .. (i+1)*d_v - 1 of w_o.weight.
     """
-    d_k = mha.d_model // mha.num_heads
-    rows = slice(i * d_k, (i + 1) * d_k)
-    return {name: (getattr(mha, name).weight[rows].T, getattr(mha, name).bias[rows])
-            for name in ("w_q", "w_k", "w_v")}
+    weights = {}
+    for name in ("w_q", "w_k", "w_v"):
+        linear = getattr(mha, name)
+        width = linear.weight.shape[0] // mha.num_heads  # d_k for w_q and w_k, d_v for w_v
+        rows = slice(i * width, (i + 1) * width)
+        weights[name] = (linear.weight[rows].T, linear.bias[rows])
+    return weights
 
 
 def multi_head_attention_loop(mha, query, key, value, mask=None):

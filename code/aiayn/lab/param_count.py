@@ -8,25 +8,11 @@ One multiply-add (MAC) is one ``a * b + c``; a matrix product (m, n) @ (n, p) co
 
 from torch import nn
 
-from .._checks import check_heads, check_positive
+from .._checks import check_positive, head_sizes
 from ..pt.attention import MultiHeadAttention
 from ..pt.embeddings import LearnedPositionalEncoding, TokenEmbedding
 from ..pt.feedforward import PositionwiseFeedForward
 from ..pt.normalization import LayerNorm
-
-
-def _head_sizes(d_model: int, num_heads: int, d_k, d_v) -> tuple:
-    """The paper's choice d_k = d_v = d_model / h unless given explicitly."""
-    if d_k is None or d_v is None:
-        check_heads(d_model, num_heads)
-    else:
-        check_positive("d_model", d_model)
-        check_positive("num_heads", num_heads)
-    d_k = d_model // num_heads if d_k is None else d_k
-    d_v = d_model // num_heads if d_v is None else d_v
-    check_positive("d_k", d_k)
-    check_positive("d_v", d_v)
-    return d_k, d_v
 
 
 def attention_params(d_model: int, num_heads: int, d_k: int | None = None,
@@ -34,7 +20,7 @@ def attention_params(d_model: int, num_heads: int, d_k: int | None = None,
     """Parameters of multi-head attention: h heads, each with W_i^Q, W_i^K (d_model x d_k)
     and W_i^V (d_model x d_v), plus W^O (h d_v x d_model), plus their biases.
     With d_k = d_v = d_model / h this is 4 d_model^2 + 4 d_model, whatever h is."""
-    d_k, d_v = _head_sizes(d_model, num_heads, d_k, d_v)
+    d_k, d_v = head_sizes(d_model, num_heads, d_k, d_v)
     weights = num_heads * (2 * d_model * d_k + d_model * d_v) + num_heads * d_v * d_model
     biases = num_heads * (2 * d_k + d_v) + d_model
     return weights + (biases if bias else 0)
@@ -48,7 +34,7 @@ def attention_macs(T: int, d_model: int, num_heads: int, T_k: int | None = None,
     check_positive("T", T)
     T_k = T if T_k is None else T_k
     check_positive("T_k", T_k)
-    d_k, d_v = _head_sizes(d_model, num_heads, d_k, d_v)
+    d_k, d_v = head_sizes(d_model, num_heads, d_k, d_v)
     macs = {
         "q_proj": T * d_model * num_heads * d_k,  # Q W_i^Q for every head
         "k_proj": T_k * d_model * num_heads * d_k,

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .._checks import check_heads, check_mask, check_mha_inputs, check_qkv, check_rank
+from .._checks import check_heads, check_mask, check_mha_inputs, check_qkv, check_rank, head_sizes
 from .nn import Linear, Module
 
 
@@ -56,15 +56,18 @@ def merge_heads(x: np.ndarray) -> np.ndarray:
 
 
 class MultiHeadAttention(Module):
-    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, all heads in one batched matmul."""
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, all heads in one batched matmul.
 
-    def __init__(self, d_model: int, num_heads: int):
-        check_heads(d_model, num_heads)
+    Each head has ``d_k`` query/key and ``d_v`` value features; the paper's d_k = d_v = d_model / h
+    is the default, and Table 3 (row B) also tries narrower keys, e.g. ``d_k=16`` with h = 8."""
+
+    def __init__(self, d_model: int, num_heads: int, d_k: int | None = None, d_v: int | None = None):
+        d_k, d_v = head_sizes(d_model, num_heads, d_k, d_v)
         self.d_model, self.num_heads = d_model, num_heads
-        self.w_q = Linear(d_model, d_model)
-        self.w_k = Linear(d_model, d_model)
-        self.w_v = Linear(d_model, d_model)
-        self.w_o = Linear(d_model, d_model)
+        self.w_q = Linear(d_model, num_heads * d_k)  # the h matrices W_i^Q side by side
+        self.w_k = Linear(d_model, num_heads * d_k)
+        self.w_v = Linear(d_model, num_heads * d_v)
+        self.w_o = Linear(num_heads * d_v, d_model)
 
     def forward(self, query, key, value, mask=None):
         """query (B, T_q, d_model), key/value (B, T_k, d_model) -> (out, weights (B, H, T_q, T_k))."""

@@ -12,9 +12,9 @@ class DecoderLayer(Module):
     """Masked self-attention, encoder-decoder (cross) attention, then the feed-forward network."""
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1,
-                 norm_first: bool = False):
-        self.self_attn = MultiHeadAttention(d_model, num_heads)
-        self.cross_attn = MultiHeadAttention(d_model, num_heads)
+                 norm_first: bool = False, d_k: int | None = None, d_v: int | None = None):
+        self.self_attn = MultiHeadAttention(d_model, num_heads, d_k, d_v)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, d_k, d_v)
         self.ffn = PositionwiseFeedForward(d_model, d_ff)
         self.norm1 = LayerNorm(d_model)
         self.norm2 = LayerNorm(d_model)
@@ -37,10 +37,11 @@ class Decoder(Module):
     """N identical layers, plus a final LayerNorm under Pre-LN (see ``Encoder``)."""
 
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
-                 dropout: float = 0.1, norm_first: bool = False):
+                 dropout: float = 0.1, norm_first: bool = False, d_k: int | None = None,
+                 d_v: int | None = None):
         check_positive("num_layers", num_layers)
         check_dropout(dropout)
-        self.layers = [DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+        self.layers = [DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first, d_k, d_v)
                        for _ in range(num_layers)]
         self.norm = LayerNorm(d_model) if norm_first else None
 

@@ -21,8 +21,8 @@ class EncoderLayer(Module):
     """Self-attention, then the feed-forward network, each wrapped by ``residual``."""
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1,
-                 norm_first: bool = False):
-        self.self_attn = MultiHeadAttention(d_model, num_heads)
+                 norm_first: bool = False, d_k: int | None = None, d_v: int | None = None):
+        self.self_attn = MultiHeadAttention(d_model, num_heads, d_k, d_v)
         self.ffn = PositionwiseFeedForward(d_model, d_ff)
         self.norm1 = LayerNorm(d_model)
         self.norm2 = LayerNorm(d_model)
@@ -41,10 +41,11 @@ class Encoder(Module):
     one final LayerNorm; Post-LN already ends in one and adds nothing."""
 
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
-                 dropout: float = 0.1, norm_first: bool = False):
+                 dropout: float = 0.1, norm_first: bool = False, d_k: int | None = None,
+                 d_v: int | None = None):
         check_positive("num_layers", num_layers)
         check_dropout(dropout)
-        self.layers = [EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first)
+        self.layers = [EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first, d_k, d_v)
                        for _ in range(num_layers)]
         self.norm = LayerNorm(d_model) if norm_first else None
 

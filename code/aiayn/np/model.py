@@ -23,8 +23,10 @@ class Transformer(Module):
         positional = SinusoidalPositionalEncoding if c.positional == "sinusoidal" else LearnedPositionalEncoding
         self.pos = positional(c.d_model, c.max_len)
         self.dropout = Dropout(c.dropout)  # on embeddings + positions (§5.4)
-        self.encoder = Encoder(c.num_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first)
-        self.decoder = Decoder(c.num_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first)
+        self.encoder = Encoder(c.num_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first,
+                               c.d_k, c.d_v)
+        self.decoder = Decoder(c.num_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first,
+                               c.d_k, c.d_v)
         self.out_proj = Linear(c.d_model, c.tgt_vocab_size, bias=False)
         if c.tie_output:  # ... and the same one again as the pre-softmax projection
             self.out_proj.weight = self.tgt_embed.weight

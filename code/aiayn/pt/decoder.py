@@ -13,10 +13,10 @@ class DecoderLayer(nn.Module):
     """Masked self-attention, encoder-decoder (cross) attention, then the feed-forward network."""
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1,
-                 norm_first: bool = False):
+                 norm_first: bool = False, d_k: int | None = None, d_v: int | None = None):
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, num_heads)
-        self.cross_attn = MultiHeadAttention(d_model, num_heads)
+        self.self_attn = MultiHeadAttention(d_model, num_heads, d_k, d_v)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, d_k, d_v)
         self.ffn = PositionwiseFeedForward(d_model, d_ff)
         self.norm1 = LayerNorm(d_model)
         self.norm2 = LayerNorm(d_model)
@@ -39,12 +39,13 @@ class Decoder(nn.Module):
     """N identical layers, plus a final LayerNorm under Pre-LN (see ``Encoder``)."""
 
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
-                 dropout: float = 0.1, norm_first: bool = False):
+                 dropout: float = 0.1, norm_first: bool = False, d_k: int | None = None,
+                 d_v: int | None = None):
         super().__init__()
         check_positive("num_layers", num_layers)
         check_dropout(dropout)
         self.layers = nn.ModuleList(
-            DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers))
+            DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first, d_k, d_v) for _ in range(num_layers))
         self.norm = LayerNorm(d_model) if norm_first else None
 
     def forward(self, x, memory, src_mask=None, tgt_mask=None):

@@ -21,9 +21,9 @@ class EncoderLayer(nn.Module):
     """Self-attention, then the feed-forward network, each wrapped by ``residual``."""
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1,
-                 norm_first: bool = False):
+                 norm_first: bool = False, d_k: int | None = None, d_v: int | None = None):
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, num_heads)
+        self.self_attn = MultiHeadAttention(d_model, num_heads, d_k, d_v)
         self.ffn = PositionwiseFeedForward(d_model, d_ff)
         self.norm1 = LayerNorm(d_model)
         self.norm2 = LayerNorm(d_model)
@@ -42,12 +42,13 @@ class Encoder(nn.Module):
     one final LayerNorm; Post-LN already ends in one and adds nothing."""
 
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
-                 dropout: float = 0.1, norm_first: bool = False):
+                 dropout: float = 0.1, norm_first: bool = False, d_k: int | None = None,
+                 d_v: int | None = None):
         super().__init__()
         check_positive("num_layers", num_layers)
         check_dropout(dropout)
         self.layers = nn.ModuleList(
-            EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers))
+            EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first, d_k, d_v) for _ in range(num_layers))
         self.norm = LayerNorm(d_model) if norm_first else None
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:

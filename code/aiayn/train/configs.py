@@ -38,12 +38,16 @@ class RunConfig:
     max_train_pairs: int | None = None  # a prefix of the training set (tests only)
     max_test_pairs: int | None = None   # a prefix of the test set (tests only)
     seed: int = 0
+    d_k: int | None = None     # features per head for queries/keys (None: d_model / num_heads)
+    d_v: int | None = None     # ... and for values (Table 3, rows A and B vary these)
+    positional: str = "sinusoidal"  # or "learned" (Table 3, row E)
 
     def model_config(self, vocab_size: int) -> TransformerConfig:
         # One joint vocabulary: source, target and output layer share one matrix (§3.4).
         # max_len 256 leaves room for beam search's limit, source length + 50 (§6.1).
         return TransformerConfig(vocab_size, vocab_size, d_model=self.d_model, num_heads=self.num_heads,
                                  num_layers=self.num_layers, d_ff=self.d_ff, dropout=self.dropout,
+                                 d_k=self.d_k, d_v=self.d_v, positional=self.positional,
                                  max_len=256, share_embeddings=True, tie_output=True)
 
     def train_config(self, device: str, **overrides) -> TrainConfig:
