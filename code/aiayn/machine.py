@@ -1,4 +1,5 @@
-"""Names the machine a benchmark ran on, so every printed ratio says where it was measured."""
+"""Names the machine a benchmark or an experiment ran on, so every printed ratio and every
+results file says where it was measured."""
 
 import os
 import platform
