@@ -17,7 +17,7 @@ from aiayn.pt import masks as pt_masks, model as pt_model
 
 # The modules that exist in both aiayn.np and aiayn.pt with the same public names.
 MIRRORED = ["attention", "decoder", "decoding", "embeddings", "encoder", "feedforward",
-            "masks", "model", "normalization"]
+            "incremental", "masks", "model", "normalization"]
 
 NUMPY = types.SimpleNamespace(
     name="numpy", attention=np_attention, feedforward=np_feedforward, masks=np_masks, embeddings=np_embeddings,

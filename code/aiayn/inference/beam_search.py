@@ -1,5 +1,5 @@
 """Beam search with the length penalty of §6.1, batched: one decoder call per step for every
-sentence and every beam, shape (B·K, T).
+sentence and every beam, shape (B·K, 1) with a key-value cache (B·K, T without one).
 
 The paper: "beam search with a beam size of 4 and length penalty α = 0.6 ... maximum output
 length during inference to input length + 50, but terminate early when possible". The length
@@ -14,6 +14,7 @@ import torch
 
 from .._checks import check_positive, check_special_ids, check_tokens
 from ..data.specials import BOS_ID, EOS_ID
+from ..pt.incremental import IncrementalDecoder, can_cache
 from ..pt.masks import padding_mask
 
 
@@ -45,16 +46,18 @@ def strip_specials(ys: torch.Tensor, eos_id: int = EOS_ID) -> list[list[int]]:
 
 
 def beam_search(model, src: torch.Tensor, beam_size: int = 4, alpha: float = 0.6,
-                max_extra_len: int = 50, bos_id: int = BOS_ID, eos_id: int = EOS_ID) -> list[list[int]]:
+                max_extra_len: int = 50, bos_id: int = BOS_ID, eos_id: int = EOS_ID,
+                use_cache: bool | None = None) -> list[list[int]]:
     """The best hypothesis per source sentence, as token ids without BOS and EOS."""
-    hyps = beam_search_hypotheses(model, src, beam_size, alpha, max_extra_len, bos_id, eos_id)
+    hyps = beam_search_hypotheses(model, src, beam_size, alpha, max_extra_len, bos_id, eos_id,
+                                  use_cache)
     return [h.tokens for h in hyps]
 
 
 @torch.no_grad()
 def beam_search_hypotheses(model, src: torch.Tensor, beam_size: int = 4, alpha: float = 0.6,
-                           max_extra_len: int = 50, bos_id: int = BOS_ID,
-                           eos_id: int = EOS_ID) -> list[Hypothesis]:
+                           max_extra_len: int = 50, bos_id: int = BOS_ID, eos_id: int = EOS_ID,
+                           use_cache: bool | None = None) -> list[Hypothesis]:
     """Beam search over a batch ``src`` (B, S) of padded source ids; returns the best
     ``Hypothesis`` of each sentence.
 
@@ -78,22 +81,29 @@ def beam_search_hypotheses(model, src: torch.Tensor, beam_size: int = 4, alpha: 
     - the answer is the finished hypothesis with the highest ``score`` = log P / lp.
     PAD and BOS are never generated. With ``beam_size=1`` this is greedy decoding with the same
     length limit, for any alpha. Runs in eval mode and restores the model's mode afterwards.
+
+    ``use_cache`` as in ``greedy_decode``: ``True`` feeds the decoder the newest token of every
+    beam and keeps the keys and values of the earlier ones (``aiayn.pt.incremental``), which
+    follow their beams when the beams are re-ranked and leave with finished sentences; ``False``
+    re-reads every prefix at every step, the reference; ``None``: the cache if the model allows.
     """
     limits = _check_args(model, src, beam_size, alpha, max_extra_len, bos_id, eos_id)
+    use_cache = can_cache(model) if use_cache is None else use_cache
     was_training = model.training
     model.eval()
     try:
-        return _search(model, src, limits, beam_size, alpha, bos_id, eos_id)
+        return _search(model, src, limits, beam_size, alpha, bos_id, eos_id, use_cache)
     finally:
         model.train(was_training)
 
 
-def _search(model, src, limits, K, alpha, bos_id, eos_id):
+def _search(model, src, limits, K, alpha, bos_id, eos_id, use_cache):
     pad_id, device = model.config.pad_id, src.device
     src_mask = padding_mask(src, pad_id)
     # Encode once; the K beams of sentence i read rows i*K .. i*K+K-1 of the repeated memory.
     memory = model.encode(src, src_mask).repeat_interleave(K, dim=0)  # (B·K, S, d_model)
     src_mask = src_mask.repeat_interleave(K, dim=0)                    # (B·K, 1, 1, S)
+    decoder = IncrementalDecoder(model, memory, src_mask) if use_cache else None
     active = list(range(src.shape[0]))  # original index of each sentence still searching
     ys = torch.full((src.shape[0] * K, 1), bos_id, dtype=torch.long, device=device)
     # Only beam 0 is live at the start: K copies of <s> would fill the beam with duplicates.
@@ -106,7 +116,8 @@ def _search(model, src, limits, K, alpha, bos_id, eos_id):
         if not active:
             break
         n = len(active)
-        logits = model.out_proj(model.decode(ys, memory, src_mask)[:, -1])  # (n·K, V)
+        hidden = decoder(ys[:, -1:]) if use_cache else model.decode(ys, memory, src_mask)
+        logits = model.out_proj(hidden[:, -1])  # (n·K, V)
         log_probs = torch.log_softmax(logits.to(dtype), dim=-1)
         log_probs[:, [pad_id, bos_id]] = -math.inf  # never generated (and not renormalised)
         at_limit = torch.tensor([step > limits[b] for b in active], device=device)
@@ -133,7 +144,10 @@ def _search(model, src, limits, K, alpha, bos_id, eos_id):
                     finished[b].append(Hypothesis(old_ys[parent][1:], s, s / penalty))
         # The next beam: the K best extensions that do not end in EOS.
         scores, pick = torch.where(is_eos, -math.inf, top_scores).topk(K, dim=1)
-        ys = torch.cat([ys[parents.gather(1, pick).view(-1)], tokens.gather(1, pick).view(-1, 1)], 1)
+        rows = parents.gather(1, pick).view(-1)  # row r of the new beam extends old row rows[r]
+        ys = torch.cat([ys[rows], tokens.gather(1, pick).view(-1, 1)], 1)
+        if use_cache:  # the cached keys and values follow their beams (of the same sentence)
+            decoder.reorder(rows, within_sentences=True)
         # Done: no live prefix scores better now than the best finished hypothesis (which
         # includes: no live prefix left, after the forced EOS).
         keep = [i for i, (b, live) in enumerate(zip(active, scores[:, 0].tolist()))
@@ -143,6 +157,8 @@ def _search(model, src, limits, K, alpha, bos_id, eos_id):
                     + torch.arange(K, device=device)).view(-1)
             ys, memory, src_mask, scores = ys[rows], memory[rows], src_mask[rows], scores[keep]
             active = [active[i] for i in keep]
+            if use_cache:
+                decoder.reorder(rows)
     # (No finished hypothesis at all is possible only for a model that gives EOS probability 0.)
     return [max(hyps, key=lambda h: h.score, default=Hypothesis([], -math.inf, -math.inf))
             for hyps in finished]

@@ -1,24 +1,34 @@
-"""Greedy decoding, NumPy: one forward pass of the decoder per generated token."""
+"""Greedy decoding, NumPy: one new token per step, with a key-value cache by default."""
 
 import numpy as np
 
 from .._checks import check_decode_args
+from .incremental import IncrementalDecoder, can_cache
 from .masks import padding_mask
 
 
-def greedy_decode(model, src: np.ndarray, max_len: int, bos_id: int, eos_id: int) -> np.ndarray:
+def greedy_decode(model, src: np.ndarray, max_len: int, bos_id: int, eos_id: int,
+                  use_cache: bool | None = None) -> np.ndarray:
     """Picks the most probable next token until every sentence has produced ``eos_id``
     or ``max_len`` tokens. Returns ids (B, 1 + steps) starting with ``bos_id``; positions
-    after a sentence's EOS hold ``pad_id``. The encoder runs once; the decoder re-reads the
-    whole prefix at every step (no key-value cache: simple, O(T^2) per sentence)."""
+    after a sentence's EOS hold ``pad_id``. The encoder runs once.
+
+    ``use_cache=True``: each step runs the decoder on the newest token only, reading the keys and
+    values of the earlier ones from a cache (``aiayn.np.incremental``): O(T) positions per
+    sentence. ``False``: the decoder re-reads the whole prefix at every step (O(T^2)), the
+    reference that the cache is tested against. ``None``: the cache whenever the model has the
+    parts it reuses (``can_cache``). Both give the same ids (logits equal to rounding error)."""
     check_decode_args(model, src, max_len, bos_id, eos_id)
+    use_cache = can_cache(model) if use_cache is None else use_cache
     pad_id = model.config.pad_id
     src_mask = padding_mask(src, pad_id)
     memory = model.encode(src, src_mask)
+    decoder = IncrementalDecoder(model, memory, src_mask) if use_cache else None
     ys = np.full((src.shape[0], 1), bos_id, dtype=np.int64)
     done = np.zeros(src.shape[0], dtype=bool)
     for _ in range(max_len):
-        logits = model.out_proj(model.decode(ys, memory, src_mask)[:, -1])
+        hidden = decoder(ys[:, -1:]) if use_cache else model.decode(ys, memory, src_mask)
+        logits = model.out_proj(hidden[:, -1])
         next_token = np.where(done, pad_id, logits.argmax(axis=-1))
         ys = np.concatenate([ys, next_token[:, None]], axis=1)
         done |= next_token == eos_id
