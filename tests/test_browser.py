@@ -13,6 +13,7 @@ buttons' targets, Binder's set-up, the publishing workflows and the README's scr
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from html.parser import HTMLParser
@@ -56,6 +57,12 @@ class Reader:
 
 @pytest.fixture(scope="module")
 def reader(book_html):
+    choice = browser.find_browser.chosen()
+    if choice.path is None:  # tools/find_browser.py explains the choice and the rule
+        message = f"no browser for the browser test: {choice.detail}"
+        if browser.find_browser.missing_browser_fails(dict(os.environ)):
+            pytest.fail(message + " (CI=true: a missing browser is a failure, not a skip)")
+        pytest.skip(message)
     with browser.serve(book_html) as site, browser.chromium() as context:
         reader = Reader(context.new_page(), site)
 

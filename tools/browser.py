@@ -1,22 +1,22 @@
 """Headless Chromium looking at a locally served build of the book.
 
-Shared by tests/test_browser.py and tools/screenshots.py. Playwright drives the system's
-Chromium (Debian package `chromium`, installed by tools/setup.sh); it never downloads a
-browser (`playwright install` is not used). Override the browser with AIAYN_CHROMIUM.
+Shared by tests/test_browser.py and tools/screenshots.py. Playwright drives the Chromium that
+tools/find_browser.py chose when tools/setup.sh ran (a browser already on the machine, Debian's
+package, or Playwright's own); override it with AIAYN_CHROMIUM.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import tempfile
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
 
-CHROMIUM = os.environ.get("AIAYN_CHROMIUM", "/usr/bin/chromium")
+import find_browser  # tools/find_browser.py: the one place that decides which browser
+
 # No sandbox (CI containers run as root), no GPU, and nothing that phones home on its own:
 # every request the browser makes should come from the page under test.
 CHROMIUM_ARGS = [
@@ -50,11 +50,12 @@ def chromium(viewport=(1280, 800), **options):
     """A Playwright BrowserContext of headless Chromium with a fresh, temporary profile."""
     from playwright.sync_api import sync_playwright
 
-    if not os.access(CHROMIUM, os.X_OK):
-        raise FileNotFoundError(f"no Chromium at {CHROMIUM}: run tools/setup.sh (apt package chromium)")
+    choice = find_browser.chosen()
+    if choice.path is None:
+        raise FileNotFoundError(f"no browser: {choice.detail}")
     with tempfile.TemporaryDirectory(prefix="aiayn-chromium-") as profile, sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+            profile, executable_path=choice.path, headless=True, args=CHROMIUM_ARGS,
             viewport={"width": viewport[0], "height": viewport[1]}, **options,
         )
         try:

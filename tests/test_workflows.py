@@ -1,0 +1,69 @@
+"""The public workflows (.github/workflows): valid for GitHub Actions by its published schema
+(check-jsonschema's vendored copy, no network), clean YAML (yamllint), and doing what the README
+promises: CI runs the README's test command on ubuntu-latest for Python 3.11 and 3.12 with pip
+cached; the book workflow builds with the README's book command; neither installs anything the
+README's commands do not."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+BIN = Path(sys.executable).parent
+YAMLLINT_RULES = ("{extends: default, rules: {line-length: {max: 110}, document-start: disable, "
+                  "truthy: {check-keys: false}}}")  # `on:` is GitHub's key, not a boolean
+
+
+def load(name: str) -> dict:
+    return yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text(encoding="utf8"))
+
+
+def test_workflows_exist():
+    assert {p.name for p in WORKFLOWS} == {"ci.yml", "book.yml"}
+
+
+@pytest.mark.parametrize("tool", [
+    [str(BIN / "check-jsonschema"), "--builtin-schema", "vendor.github-workflows"],
+    [str(BIN / "yamllint"), "--strict", "-d", YAMLLINT_RULES],
+], ids=["actions-schema", "yamllint"])
+def test_workflows_pass_the_linters(tool):
+    result = subprocess.run(tool + [str(p) for p in WORKFLOWS], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_linters_catch_a_broken_workflow(tmp_path):
+    """The schema check is not vacuous: a job without runs-on and a step with an unknown key fail."""
+    broken = tmp_path / "broken.yml"
+    broken.write_text("name: x\non: push\njobs:\n  test:\n    steps:\n      - rnu: echo hi\n")
+    result = subprocess.run([str(BIN / "check-jsonschema"), "--builtin-schema",
+                             "vendor.github-workflows", str(broken)], capture_output=True, text=True)
+    assert result.returncode != 0
+
+
+def test_ci_runs_the_readme_test_command_on_both_pythons_with_pip_cached():
+    job = load("ci.yml")["jobs"]["test"]
+    assert job["runs-on"] == "ubuntu-latest"
+    assert job["strategy"]["matrix"]["python-version"] == ["3.11", "3.12"]
+    setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python"))
+    assert setup["with"]["python-version"] == "${{ matrix.python-version }}"
+    assert setup["with"]["cache"] == "pip"
+    assert "requirements.txt" in setup["with"]["cache-dependency-path"]
+    assert job["env"]["AIAYN_PYTHON"] == "python"  # .venv is built with the matrix's Python
+    assert [s["run"] for s in job["steps"] if "run" in s] == ["bash .ci/run"]
+
+
+def test_book_workflow_uses_only_the_readme_book_command():
+    build = load("book.yml")["jobs"]["build"]
+    assert [s["run"] for s in build["steps"] if "run" in s] == ["bash tools/book.sh"]
+    setup = next(s for s in build["steps"] if s.get("uses", "").startswith("actions/setup-python"))
+    assert setup["with"]["cache"] == "pip"
+
+
+def test_setup_honours_the_python_the_workflow_chose():
+    setup = (ROOT / "tools" / "setup.sh").read_text(encoding="utf8")
+    assert "${AIAYN_PYTHON:-} python3 python3.11" in setup
