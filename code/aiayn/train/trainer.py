@@ -7,8 +7,10 @@ learning rate of §5.3, label smoothing 0.1 (§5.4), checkpoints to average (§6
     trainer = Trainer.load("run/last.pt", model, max_steps=2000)   # resumes exactly
 
 Residual and embedding dropout live in the model (``TransformerConfig.dropout``). On CUDA the
-forward pass runs under bf16 autocast and attention uses the fused kernel of
-``F.scaled_dot_product_attention``; on CPU everything stays float32 and explicit.
+forward pass runs under autocast and attention uses the fused kernel of
+``F.scaled_dot_product_attention``: in bf16 where the GPU has it natively (Ampere and later),
+otherwise in fp16 with a gradient scaler (a T4, Colab's free GPU, has no bf16). On CPU
+everything stays float32 and explicit, and the scaler is a no-op (the same operations run).
 """
 
 import sys
@@ -27,7 +29,28 @@ from .loss import token_loss_sum
 from .schedule import transformer_schedule
 from .train_config import TrainConfig
 
-__all__ = ["TrainConfig", "Trainer"]
+__all__ = ["TrainConfig", "Trainer", "choose_precision"]
+
+AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def choose_precision(device_type: str, bf16: bool | None, bf16_supported: bool) -> str:
+    """The precision to train in, "bf16", "fp16" or "float32". ``TrainConfig.bf16`` True or
+    False decides; None picks float32 on CPU and, on CUDA, bf16 where ``bf16_supported`` and
+    fp16 otherwise. fp16 is more precise than bf16, but its range ends at 65,504 and its
+    smallest normal number is 6e-5: small gradients underflow to zero unless the loss is
+    scaled up first (``torch.amp.GradScaler``); bf16 keeps float32's range, needs no scaling."""
+    if bf16 is not None:
+        return "bf16" if bf16 else "float32"
+    if device_type != "cuda":
+        return "float32"
+    return "bf16" if bf16_supported else "fp16"
+
+
+def native_bf16(device: torch.device) -> bool:
+    """Whether the GPU computes in bf16 natively; ``is_bf16_supported()`` alone also says yes to
+    emulation (e.g. on a T4), which is slower than fp16."""
+    return device.type == "cuda" and torch.cuda.is_bf16_supported(including_emulation=False)
 
 
 class Trainer:
@@ -45,7 +68,11 @@ class Trainer:
         if on_cuda:
             torch.cuda.set_device(self.device)
         self.model = model.to(self.device)
-        self.bf16 = on_cuda if config.bf16 is None else config.bf16
+        self.precision = choose_precision(self.device.type, config.bf16, native_bf16(self.device))
+        self.bf16 = self.precision == "bf16"
+        self.autocast_dtype = AUTOCAST_DTYPES.get(self.precision, torch.bfloat16)
+        # Disabled (everything but fp16), the scaler passes the loss and the step through.
+        self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.precision == "fp16")
         fused = on_cuda if config.fused_attention is None else config.fused_attention
         for module in model.modules():
             if isinstance(module, MultiHeadAttention):
@@ -99,16 +126,18 @@ class Trainer:
         num_tokens = batch.num_target_tokens  # of the whole global batch
         local = distributed.shard(batch, self.rank, self.world_size).to(self.device)
         self.train_model.train()
-        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
+        with torch.autocast(self.device.type, dtype=self.autocast_dtype, enabled=self.precision != "float32"):
             logits = self.train_model(local.src, local.decoder_input)
         loss_sum = token_loss_sum(logits, local.labels, cfg.label_smoothing)
         # DDP averages gradients over processes: scaling by N / tokens makes that average the
         # gradient of the mean loss per target token of the global batch.
-        (loss_sum * (self.world_size / num_tokens)).backward()
+        self.scaler.scale(loss_sum * (self.world_size / num_tokens)).backward()
         if cfg.clip_grad_norm is not None:
+            self.scaler.unscale_(self.optimizer)  # clip the true gradients, not the scaled ones
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.clip_grad_norm)
         self._last_lr = self.scheduler.get_last_lr()[0]  # the rate this update used
-        self.optimizer.step()
+        self.scaler.step(self.optimizer)  # under fp16, skipped when a gradient is inf or NaN
+        self.scaler.update()
         self.scheduler.step()
         self.optimizer.zero_grad(set_to_none=True)
         self._loss_sum = self._loss_sum + distributed.all_reduce_sum(loss_sum.detach())
@@ -146,7 +175,7 @@ class Trainer:
         total, tokens = 0.0, 0
         for batch in batches:
             batch = batch.to(self.device)
-            with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
+            with torch.autocast(self.device.type, dtype=self.autocast_dtype, enabled=self.precision != "float32"):
                 logits = self.model(batch.src, batch.decoder_input)
             total += float(token_loss_sum(logits, batch.labels))
             tokens += int((batch.labels != PAD_ID).sum())
@@ -155,13 +184,16 @@ class Trainer:
 
     def state_dict(self) -> dict:
         cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else []
-        return {"format": "aiayn-trainer-1", "model": self.model.state_dict(),
-                "model_config": asdict(self.model.config), "optimizer": self.optimizer.state_dict(),
-                "scheduler": self.scheduler.state_dict(), "step": self.step, "epoch": self.epoch,
-                "batch_in_epoch": self.batch_in_epoch, "history": self.history,
-                "pending": {"loss_sum": float(self._loss_sum), "tokens": self._tokens},
-                "rng": {"torch": torch.get_rng_state(), "cuda": cuda},
-                "train_config": self.config.to_dict(), "metadata": self.metadata}
+        state = {"format": "aiayn-trainer-1", "model": self.model.state_dict(),
+                 "model_config": asdict(self.model.config), "optimizer": self.optimizer.state_dict(),
+                 "scheduler": self.scheduler.state_dict(), "step": self.step, "epoch": self.epoch,
+                 "batch_in_epoch": self.batch_in_epoch, "history": self.history,
+                 "pending": {"loss_sum": float(self._loss_sum), "tokens": self._tokens},
+                 "rng": {"torch": torch.get_rng_state(), "cuda": cuda},
+                 "train_config": self.config.to_dict(), "metadata": self.metadata}
+        if self.scaler.is_enabled():  # fp16: the loss scale reached so far
+            state["scaler"] = self.scaler.state_dict()
+        return state
 
     def save(self, path) -> None:
         """Atomically writes a checkpoint (process 0 only under data parallelism)."""
@@ -178,6 +210,8 @@ class Trainer:
         trainer = cls(model, TrainConfig(**{**ckpt["train_config"], **overrides}), ckpt["metadata"])
         trainer.optimizer.load_state_dict(ckpt["optimizer"])
         trainer.scheduler.load_state_dict(ckpt["scheduler"])
+        if "scaler" in ckpt and trainer.scaler.is_enabled():  # the loss scale reached under fp16
+            trainer.scaler.load_state_dict(ckpt["scaler"])
         trainer.step, trainer.epoch = ckpt["step"], ckpt["epoch"]
         trainer.batch_in_epoch, trainer.history = ckpt["batch_in_epoch"], ckpt["history"]
         trainer._loss_sum, trainer._tokens = ckpt["pending"]["loss_sum"], ckpt["pending"]["tokens"]

@@ -1,0 +1,148 @@
+"""What a laptop gets in an hour: one run, scored at the updates that 10, 30 and 60 minutes buy.
+
+    OMP_NUM_THREADS=2 python -m aiayn.experiments.recipes throughput --config multi30k-laptop --threads 2
+    OMP_NUM_THREADS=2 python -m aiayn.experiments.recipes budget --config multi30k-laptop --threads 2
+
+``throughput`` trains a few minutes and writes the machine's updates per second to
+``results/budget/throughput_<config>_<threads>threads.json``; ``budget`` turns 10, 30 and 60
+minutes into updates with that file (or ``--steps-at 10=700 ...``), trains once with
+``aiayn-train``, stopping at each budget to keep the average of its last checkpoints, then
+scores every kept model on the validation and test sets. The §5.3 schedule does not depend on
+the run's length, so the model kept at 10 minutes is exactly what a 10-minute run gives.
+"""
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import torch
+
+from ..data.batching import encode_pairs, token_batches
+from ..data.multi30k import load_split
+from ..data.tokenizer import SubwordTokenizer
+from ..pt.model import Transformer
+from ..train.configs import CONFIGS, get_config
+from ..train.trainer import Trainer
+from .record import REPOSITORY, Recorder, read_results
+from .recipe_runs import decode_split, run_config, train_with_cli
+
+RESULTS = REPOSITORY / "results" / "budget"
+MINUTES = (10, 30, 60)
+
+
+def throughput_path(results: Path, config: str, threads: int) -> Path:
+    return Path(results) / f"throughput_{config}_{threads}threads.json"
+
+
+def measure_throughput(config: str, steps: int, data_dir=None, changes=None) -> dict:
+    """Updates (and target tokens) per second of ``config``'s training on Multi30k, on this
+    process's threads: ``steps`` updates timed after ``steps // 5`` untimed ones (start-up)."""
+    run = run_config(config, changes or {})
+    en, de = load_split("train", data_dir)
+    tokenizer = SubwordTokenizer.train(en + de, run.vocab_size)
+    batches = token_batches(encode_pairs(tokenizer, en, de, run.max_len), run.max_tokens, True, run.seed)
+    torch.manual_seed(run.seed)
+    trainer = Trainer(Transformer(run.model_config(tokenizer.vocab_size)),
+                      run.train_config("cpu", max_steps=max(1, steps // 5), log_every=steps, eval_every=None))
+    trainer.fit(batches)
+    trainer.config.max_steps += steps
+    wall, cpu = time.perf_counter(), time.process_time()
+    trainer.fit(batches)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    tokens_per_batch = sum(b.num_target_tokens for b in batches) / len(batches)  # an epoch's mean
+    return {"config": config, "timed_updates": steps, "seconds": wall, "cpu_seconds": cpu,
+            "updates_per_second": steps / wall, "cpu_seconds_per_update": cpu / steps,
+            "target_tokens_per_update": tokens_per_batch, "tokens_per_s": steps * tokens_per_batch / wall,
+            "load_average": os.getloadavg()}
+
+
+def budget_steps(minutes, updates_per_second: float, multiple: int) -> dict[int, int]:
+    """Minutes -> updates, rounded to a multiple of the checkpoint interval (at least one)."""
+    return {m: max(multiple, round(m * 60 * updates_per_second / multiple) * multiple) for m in minutes}
+
+
+def run_budget(config: str, steps_at: dict[int, int], seed: int, out: Path, data_dir=None,
+               quiet=False) -> dict:
+    """Trains ``config`` once up to the largest budget, stopping at each to keep its averaged
+    model; then scores each kept model. Returns the values of the results file."""
+    run = get_config(config)
+    out, points, train_seconds = Path(out), [], 0.0
+    wall, cpu = time.perf_counter(), time.process_time()
+    for i, (minutes, steps) in enumerate(sorted(steps_at.items(), key=lambda kv: kv[1])):
+        trained = train_with_cli(config, {}, seed, out, data_dir, steps=steps, resume=i > 0, quiet=quiet)
+        train_seconds += trained["values"]["train_seconds"]
+        kept = out / f"averaged_step{steps}.pt"
+        shutil.copyfile(out / "averaged.pt", kept)
+        points.append({"minutes": minutes, "step": steps, "train_seconds": train_seconds,
+                       "seconds": time.perf_counter() - wall, "cpu_seconds": time.process_time() - cpu,
+                       "averaged_val_loss": trained["values"]["averaged_val_loss"],
+                       "tokens_per_s": trained["values"]["tokens_per_s"], "checkpoint": str(kept)})
+    command = trained["values"]["aiayn_train"]
+    for point in points:  # decoding is not training time: it comes after the last budget
+        for split in ("val", "test_2016_flickr"):
+            scores = decode_split(point["checkpoint"], split, data_dir, run)
+            point |= {k: v for k, v in scores.items() if not k.endswith("_examples")}
+        point["test_2016_flickr_examples"] = scores["test_2016_flickr_examples"]
+    return {"config": config, "seed": seed, "run": trained["values"]["config"], "aiayn_train": command,
+            "parameters": trained["values"]["parameters"], "points": points}
+
+
+def add_commands(sub) -> None:
+    """The ``throughput`` and ``budget`` subcommands of ``python -m aiayn.experiments.recipes``."""
+    for name, text in (("throughput", "measure updates per second of a configuration on this machine"),
+                       ("budget", "train once, keep and score the models of 10, 30 and 60 minutes")):
+        s = sub.add_parser(name, help=text, description=text)
+        s.add_argument("--config", required=True, choices=sorted(CONFIGS))
+        s.add_argument("--threads", type=int, required=True, help="torch threads (set OMP_NUM_THREADS too)")
+        s.add_argument("--results", type=Path, default=RESULTS, help=f"results folder (default {RESULTS})")
+        s.add_argument("--data-dir", help="folder holding multi30k/ (default: $AIAYN_DATA)")
+        if name == "throughput":
+            s.add_argument("--steps", type=int, default=200, help="timed updates (default 200)")
+        else:
+            s.add_argument("--minutes", type=int, nargs="+", default=list(MINUTES))
+            s.add_argument("--steps-at", nargs="+", metavar="MINUTES=UPDATES",
+                           help="the updates of each budget (default: from the throughput file)")
+            s.add_argument("--seed", type=int, default=0)
+            s.add_argument("--out", type=Path, help="checkpoints (default runs/budget/<config>)")
+            s.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _steps_at(args) -> tuple[dict[int, int], str]:
+    if args.steps_at:
+        try:
+            pairs = dict(map(int, kv.split("=")) for kv in args.steps_at)
+        except ValueError:
+            raise ValueError(f"--steps-at takes MINUTES=UPDATES pairs like 10=700, got {' '.join(args.steps_at)}")
+        return pairs, "--steps-at"
+    path = throughput_path(args.results, args.config, args.threads)
+    measured = read_results(path)["values"]
+    every = get_config(args.config).checkpoint_every
+    return budget_steps(args.minutes, measured["updates_per_second"], every), str(path.relative_to(REPOSITORY)
+                                                                                   if path.is_relative_to(REPOSITORY) else path)
+
+
+def run_command(args) -> None:
+    if args.threads < 1:
+        raise ValueError(f"--threads must be at least 1, got {args.threads}")
+    torch.set_num_threads(args.threads)
+    if args.command == "throughput":
+        if args.steps < 5:
+            raise ValueError(f"--steps must be at least 5, got {args.steps}")
+        with Recorder() as rec:
+            values = measure_throughput(args.config, args.steps, args.data_dir)
+        path = throughput_path(args.results, args.config, args.threads)
+        rec.write(path, values)
+        print(f"{args.config}, {args.threads} thread(s): {values['updates_per_second']:.3f} updates/s, "
+              f"{values['tokens_per_s']:,.0f} target tokens/s -> {path}")
+        return
+    steps_at, source = _steps_at(args)
+    print(f"budgets (minutes=updates, from {source}): " + " ".join(f"{m}={s}" for m, s in steps_at.items()))
+    with Recorder() as rec:
+        values = run_budget(args.config, steps_at, args.seed, args.out or Path("runs/budget") / args.config,
+                            args.data_dir, args.quiet)
+    values |= {"steps_from": source, "threads": args.threads}
+    rec.write(Path(args.results) / f"{args.config}.json", values)
+    for p in values["points"]:
+        print(f"{p['minutes']:>3} min budget: {p['step']} updates, {p['train_seconds'] / 60:.1f} min of training, "
+              f"BLEU val {p['val_bleu']:.1f}, test_2016_flickr {p['test_2016_flickr_bleu']:.1f}")

@@ -1,0 +1,102 @@
+"""The recipe ranking as a table, read from the committed results files (never typed in).
+
+    from aiayn.experiments.recipe_table import recipe_table
+    table = recipe_table("results/recipes")
+    print(table.to_text())           # one row per candidate: mean and spread over seeds
+    table.rows[0].val_bleu.mean      # the numbers the chapter glues
+"""
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from .record import read_results
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Mean, smallest and largest of one measurement over seeds."""
+
+    values: tuple[float, ...]
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.values)
+
+    @property
+    def spread(self) -> float:
+        """Largest minus smallest: with two seeds, the only honest measure of noise there is."""
+        return max(self.values) - min(self.values)
+
+    def __str__(self) -> str:
+        return f"{self.mean:.2f} ± {self.spread / 2:.2f}" if len(self.values) > 1 else f"{self.mean:.2f}"
+
+
+@dataclass(frozen=True)
+class Row:
+    candidate: str
+    changes: str            # the aiayn-train --set fields that make it (over multi30k-cpu)
+    seeds: tuple[int, ...]
+    val_loss: Spread        # averaged model, plain cross-entropy per target token
+    val_bleu: Spread        # cased sacreBLEU (13a), beam search
+    test_bleu: Spread | None  # only for the configurations chosen on validation
+    parameters: int
+    steps: int
+    cpu_minutes: Spread     # training and validation decoding, per run
+    minutes: Spread         # wall clock (varies with the machine's load)
+    threads: int
+    machine: str
+
+
+@dataclass(frozen=True)
+class Table:
+    rows: list[Row]
+
+    def row(self, candidate: str) -> Row:
+        for row in self.rows:
+            if row.candidate == candidate:
+                return row
+        raise KeyError(f"no results for candidate {candidate!r}; have {[r.candidate for r in self.rows]}")
+
+    def to_text(self) -> str:
+        head = (f"{'candidate':<13}{'seeds':>6}{'params':>10}{'updates':>8}{'val loss':>15}{'val BLEU':>16}"
+                f"{'test BLEU':>16}{'CPU min':>9}")
+        lines = [head]
+        for r in self.rows:
+            test = str(r.test_bleu) if r.test_bleu else "-"
+            lines.append(f"{r.candidate:<13}{len(r.seeds):>6}{r.parameters:>10,}{r.steps:>8}{str(r.val_loss):>15}"
+                         f"{str(r.val_bleu):>16}{test:>16}{r.cpu_minutes.mean:>9.1f}")
+        machines = sorted({f"{r.machine} ({r.threads} thread{'s' * (r.threads > 1)})" for r in self.rows})
+        return "\n".join(lines + ["(mean ± half the spread over seeds) " + "; ".join(machines)])
+
+
+def recipe_table(results, candidates=None) -> Table:
+    """One row per candidate that has ranking results under ``results``/rank, best validation
+    BLEU first; ``candidates`` restricts and orders nothing but the selection."""
+    results = Path(results)
+    files = sorted((results / "rank").glob("*_seed*.json"))
+    if not files:
+        raise FileNotFoundError(f"no ranking results in {results / 'rank'}: run "
+                                "`python -m aiayn.experiments.recipes rank` first")
+    runs: dict[str, list[dict]] = {}
+    for path in files:
+        record = read_results(path)
+        runs.setdefault(record["values"]["candidate"], []).append(record)
+    rows = []
+    for name, records in runs.items():
+        if candidates is not None and name not in candidates:
+            continue
+        records.sort(key=lambda r: r["values"]["seed"])
+        v = [r["values"] for r in records]
+        tests = [read_results(t)["values"]["test_2016_flickr_bleu"] for r in v
+                 if (t := results / "test" / f"{name}_seed{r['seed']}.json").is_file()]
+        rows.append(Row(
+            candidate=name, changes=v[0]["aiayn_train"].split("--set ", 1)[-1].split(" --seed")[0],
+            seeds=tuple(x["seed"] for x in v), val_loss=Spread(tuple(x["averaged_val_loss"] for x in v)),
+            val_bleu=Spread(tuple(x["val_bleu"] for x in v)), test_bleu=Spread(tuple(tests)) if tests else None,
+            parameters=v[0]["parameters"], steps=v[0]["steps"],
+            cpu_minutes=Spread(tuple(r["cpu_seconds"] / 60 for r in records)),
+            minutes=Spread(tuple(r["seconds"] / 60 for r in records)),
+            threads=records[0]["threads"], machine=records[0]["machine"].split(";")[0]))
+    rows.sort(key=lambda r: -r.val_bleu.mean)
+    return Table(rows)
