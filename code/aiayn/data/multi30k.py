@@ -19,7 +19,10 @@ from pathlib import Path
 
 SPLITS = ("train", "val", "test_2016_flickr")
 LANGUAGES = ("en", "de")
-BASE_URL = "https://github.com/multi30k/dataset/raw/master/data/task1/raw/"
+# $AIAYN_MULTI30K_URL names a mirror (the files and their sha256 must be the same); the
+# Colab set-up test serves them from 127.0.0.1.
+BASE_URL = os.environ.get("AIAYN_MULTI30K_URL",
+                          "https://github.com/multi30k/dataset/raw/master/data/task1/raw/")
 SHA256 = {
     "train.en.gz": "d79cfa999dd4c51d2cb42499b6796d5a882c3a8a961923c25a898c90f8bbd56f",
     "train.de.gz": "726e39b2fa9eb9ffb6dc763fb35a179f80fae06ffc5d28b6ace5faa883de28a6",
