@@ -20,14 +20,17 @@ from ..pt.attention import MultiHeadAttention
 MAX_EXTRA_LEN = 50  # output length limit: input length + 50 (§6.1)
 
 
-def decode_ids(model, src: torch.Tensor, beam_size: int = 4, alpha: float = 0.6) -> list[list[int]]:
-    """(B, S) padded source ids -> the output ids of each sentence, without BOS and EOS."""
-    return beam_search(model, src, beam_size, alpha, MAX_EXTRA_LEN, BOS_ID, EOS_ID)
+def decode_ids(model, src: torch.Tensor, beam_size: int = 4, alpha: float = 0.6,
+               use_cache: bool | None = None) -> list[list[int]]:
+    """(B, S) padded source ids -> the output ids of each sentence, without BOS and EOS.
+    With a key-value cache unless ``use_cache=False`` (see ``beam_search``)."""
+    return beam_search(model, src, beam_size, alpha, MAX_EXTRA_LEN, BOS_ID, EOS_ID, use_cache)
 
 
 @torch.no_grad()
 def translate(model, tokenizer, sentences: list[str], beam_size: int = 4, alpha: float = 0.6,
-              batch_size: int = 100, progress: bool = False, progress_file=None) -> list[str]:
+              batch_size: int = 100, progress: bool = False, progress_file=None,
+              use_cache: bool | None = None) -> list[str]:
     """Translates ``sentences`` (one string each) in batches of similar length; returns the
     detokenised translations in the input order. Runs on the model's device; on CUDA under
     bf16 autocast with fused attention, as in training."""
@@ -49,7 +52,7 @@ def translate(model, tokenizer, sentences: list[str], beam_size: int = 4, alpha:
         chunk = order[start:start + batch_size]
         src = pad([encoded[i] for i in chunk]).to(device)
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
-            ids = decode_ids(model, src, beam_size, alpha)
+            ids = decode_ids(model, src, beam_size, alpha, use_cache)
         for i, row in zip(chunk, ids):
             outputs[i] = tokenizer.decode(row)
     return outputs
