@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .._checks import check_heads, check_mask, check_mha_inputs, check_qkv, check_rank, head_sizes
+from .backprop import scaled_dot_product_attention_backward
 from .nn import Linear, Module
 
 
@@ -76,4 +77,16 @@ class MultiHeadAttention(Module):
         k = split_heads(self.w_k(key), self.num_heads)
         v = split_heads(self.w_v(value), self.num_heads)
         out, weights = scaled_dot_product_attention(q, k, v, mask)
+        self.save_for_backward(q, k, v, weights)  # masked keys have weight 0: the mask is in them
         return self.w_o(merge_heads(out)), weights
+
+    def backward(self, grad):
+        """dL/d(output) (B, T_q, d_model) -> (dL/dquery, dL/dkey, dL/dvalue), the forward pass
+        in reverse. ``merge_heads`` only moves numbers, so its backward moves the gradient back
+        with ``split_heads``, and the other way round. Self-attention passes one array as query,
+        key and value: its gradient is the sum of the three."""
+        q, k, v, weights = self.saved()
+        grad_out = split_heads(self.w_o.backward(grad), self.num_heads)
+        grad_q, grad_k, grad_v = scaled_dot_product_attention_backward(grad_out, q, k, v, weights)
+        return (self.w_q.backward(merge_heads(grad_q)), self.w_k.backward(merge_heads(grad_k)),
+                self.w_v.backward(merge_heads(grad_v)))

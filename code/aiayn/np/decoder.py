@@ -2,6 +2,7 @@
 
 from .._checks import check_dropout, check_positive, check_rank, check_same
 from .attention import MultiHeadAttention
+from .backprop import residual_backward
 from .encoder import residual
 from .feedforward import PositionwiseFeedForward
 from .nn import Dropout, Module
@@ -19,7 +20,7 @@ class DecoderLayer(Module):
         self.norm1 = LayerNorm(d_model)
         self.norm2 = LayerNorm(d_model)
         self.norm3 = LayerNorm(d_model)
-        self.dropout = Dropout(dropout)  # identity here: the NumPy model only runs inference
+        self.dropout = Dropout(dropout)  # one module, called after all three sub-layers
         self.norm_first = norm_first
 
     def forward(self, x, memory, src_mask=None, tgt_mask=None):
@@ -31,6 +32,22 @@ class DecoderLayer(Module):
         x = residual(x, lambda h: self.cross_attn(h, memory, memory, src_mask)[0],
                      self.norm2, self.dropout, self.norm_first)
         return residual(x, self.ffn, self.norm3, self.dropout, self.norm_first)
+
+    def backward(self, grad):
+        """dL/d(output) -> (dL/dx, dL/dmemory): the three sub-layers in reverse order. Memory
+        served as both keys and values of the cross-attention: its gradient is their sum."""
+        grad = residual_backward(grad, self.ffn.backward, self.norm3, self.dropout, self.norm_first)
+        from_memory = []
+
+        def cross_attn_backward(g):
+            grad_query, grad_key, grad_value = self.cross_attn.backward(g)
+            from_memory.append(grad_key + grad_value)
+            return grad_query
+
+        grad = residual_backward(grad, cross_attn_backward, self.norm2, self.dropout, self.norm_first)
+        grad = residual_backward(grad, lambda g: sum(self.self_attn.backward(g)),
+                                 self.norm1, self.dropout, self.norm_first)
+        return grad, from_memory[0]
 
 
 class Decoder(Module):
@@ -53,3 +70,14 @@ class Decoder(Module):
         for layer in self.layers:
             x = layer(x, memory, src_mask, tgt_mask)
         return x if self.norm is None else self.norm(x)
+
+    def backward(self, grad):
+        """dL/d(output) -> (dL/dx, dL/dmemory). Every layer read the same memory, so its
+        gradient is the sum over the layers."""
+        if self.norm is not None:
+            grad = self.norm.backward(grad)
+        grad_memory = 0.0
+        for layer in reversed(self.layers):
+            grad, from_layer = layer.backward(grad)
+            grad_memory = grad_memory + from_layer
+        return grad, grad_memory

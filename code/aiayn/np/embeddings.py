@@ -38,7 +38,18 @@ class TokenEmbedding(Module):
         is_int = np.issubdtype(np.asarray(tokens).dtype, np.integer)
         lo, hi = (int(tokens.min()), int(tokens.max())) if is_int and tokens.size else (0, 0)
         check_tokens("tokens", tokens, is_int, lo, hi, vocab_size)
+        self.save_for_backward(tokens)
         return self.weight[tokens] * math.sqrt(d_model)
+
+    def backward(self, grad: np.ndarray) -> None:
+        """dL/d(output) (B, T, d_model) -> the gradient of ``weight``: row v receives the sum of
+        the gradients of every position that holds id v, times sqrt(d_model); rows of ids that
+        do not occur receive 0. Token ids have no gradient: nothing is returned."""
+        (tokens,) = self.saved()
+        vocab_size, d_model = self.weight.shape
+        grad_weight = np.zeros_like(self.weight)
+        np.add.at(grad_weight, tokens.ravel(), grad.reshape(-1, d_model))  # repeated ids add up
+        self.add_grad("weight", grad_weight * math.sqrt(d_model))
 
 
 class SinusoidalPositionalEncoding(Module):
@@ -50,6 +61,9 @@ class SinusoidalPositionalEncoding(Module):
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x + _positions(self._table, x)
 
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        return grad  # a constant was added: the gradient passes through unchanged
+
 
 class LearnedPositionalEncoding(Module):
     """The alternative the paper compared (Table 3, row E): one learned vector per position."""
@@ -60,6 +74,14 @@ class LearnedPositionalEncoding(Module):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x + _positions(self.weight, x)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        """Position t's vector was added to every sentence: its gradient is the sum over the
+        batch; positions beyond the sequence were not used and receive 0."""
+        grad_weight = np.zeros_like(self.weight)
+        grad_weight[: grad.shape[1]] = grad.sum(axis=0)
+        self.add_grad("weight", grad_weight)
+        return grad
 
 
 def _positions(table: np.ndarray, x: np.ndarray) -> np.ndarray:

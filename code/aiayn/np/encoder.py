@@ -4,6 +4,7 @@ import numpy as np
 
 from .._checks import check_dropout, check_positive, check_rank
 from .attention import MultiHeadAttention
+from .backprop import residual_backward
 from .feedforward import PositionwiseFeedForward
 from .nn import Dropout, Module
 from .normalization import LayerNorm
@@ -26,7 +27,7 @@ class EncoderLayer(Module):
         self.ffn = PositionwiseFeedForward(d_model, d_ff)
         self.norm1 = LayerNorm(d_model)
         self.norm2 = LayerNorm(d_model)
-        self.dropout = Dropout(dropout)  # identity here: the NumPy model only runs inference
+        self.dropout = Dropout(dropout)  # one module, called after both sub-layers
         self.norm_first = norm_first
 
     def forward(self, x: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -34,6 +35,13 @@ class EncoderLayer(Module):
         x = residual(x, lambda h: self.self_attn(h, h, h, mask)[0],
                      self.norm1, self.dropout, self.norm_first)
         return residual(x, self.ffn, self.norm2, self.dropout, self.norm_first)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        """dL/d(output) -> dL/dx: the two sub-layers in reverse order. Self-attention read x as
+        query, key and value, so x's gradient is the sum of the three."""
+        grad = residual_backward(grad, self.ffn.backward, self.norm2, self.dropout, self.norm_first)
+        return residual_backward(grad, lambda g: sum(self.self_attn.backward(g)),
+                                 self.norm1, self.dropout, self.norm_first)
 
 
 class Encoder(Module):
@@ -54,3 +62,11 @@ class Encoder(Module):
         for layer in self.layers:
             x = layer(x, mask)
         return x if self.norm is None else self.norm(x)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        """dL/d(output) -> dL/dx, through the final LayerNorm (Pre-LN) and the layers, top first."""
+        if self.norm is not None:
+            grad = self.norm.backward(grad)
+        for layer in reversed(self.layers):
+            grad = layer.backward(grad)
+        return grad

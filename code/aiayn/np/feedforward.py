@@ -16,4 +16,12 @@ class PositionwiseFeedForward(Module):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         check_rank("x", x, 3, "(B, T, d_model)")
-        return self.w_2(np.maximum(self.w_1(x), 0.0))
+        hidden = np.maximum(self.w_1(x), 0.0)
+        self.save_for_backward(hidden)
+        return self.w_2(hidden)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        """dL/d(output) -> dL/dx. ReLU passes the gradient where its input was positive and
+        blocks it elsewhere (at exactly 0 too, as torch.relu does)."""
+        (hidden,) = self.saved()
+        return self.w_1.backward(self.w_2.backward(grad) * (hidden > 0))

@@ -48,3 +48,13 @@ class Transformer(Module):
         check_same("src", src, 0, "tgt", tgt, 0, "the batch size B")
         src_mask = padding_mask(src, self.config.pad_id)
         return self.out_proj(self.decode(tgt, self.encode(src, src_mask), src_mask))
+
+    def backward(self, grad_logits: np.ndarray) -> None:
+        """dL/dlogits (B, T_tgt, tgt_vocab_size) -> the gradient of every parameter, read with
+        ``gradients()``: the forward pass undone step by step, last step first. The decoder
+        returns the gradient of the encoder's output too, and that is where the encoder starts."""
+        grad = self.out_proj.backward(grad_logits)
+        grad, grad_memory = self.decoder.backward(grad)
+        self.tgt_embed.backward(self.pos.backward(self.dropout.backward(grad)))
+        grad = self.encoder.backward(grad_memory)
+        self.src_embed.backward(self.pos.backward(self.dropout.backward(grad)))

@@ -1,9 +1,15 @@
-"""A 70-line stand-in for ``torch.nn``: just enough for the NumPy Transformer.
+"""A stand-in for ``torch.nn``: just enough for the NumPy Transformer to run, and to learn.
 
 Parameters are plain ``np.ndarray`` attributes; children are ``Module`` attributes or lists
 of modules. ``state_dict()`` walks them in definition order and produces the *same keys* as
 the PyTorch implementation, which is what lets weights move between the two (``aiayn.convert``).
 Attributes whose name starts with ``_`` are buffers (constants), never parameters.
+
+Backpropagation by hand: every module has a ``backward(grad)`` that takes the gradient of the
+loss with respect to its output, adds the gradients of its own parameters to ``_grads`` and
+returns the gradient with respect to its input. What it needs from the forward pass, the
+forward pass keeps with ``save_for_backward``, in training mode only (``model.train()``); in
+eval mode, the default, the model runs inference as before and keeps nothing.
 """
 
 import math
@@ -16,7 +22,8 @@ _rng = np.random.default_rng(0)
 
 
 def manual_seed(seed: int) -> None:
-    """The NumPy twin of ``torch.manual_seed``: re-seeds the generator used for initialisation."""
+    """The NumPy twin of ``torch.manual_seed``: re-seeds the generator used for initialisation
+    and for dropout masks."""
     global _rng
     _rng = np.random.default_rng(seed)
 
@@ -30,6 +37,8 @@ def normal(std: float, shape: tuple) -> np.ndarray:
 
 
 class Module:
+    training = False  # eval mode until .train(): dropout is the identity, nothing is saved
+
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
 
@@ -62,6 +71,66 @@ class Module:
                                  f"the model's parameter has {param.shape}")
             param[...] = value
 
+    # Training: modes, the saved values of the forward pass, gradients. ---------------------
+    def modules(self):
+        """This module and every module below it, each once (a shared module is one module)."""
+        seen, stack = set(), [self]
+        while stack:
+            module = stack.pop()
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            yield module
+            for name, value in reversed(list(vars(module).items())):
+                if isinstance(value, Module) and not name.startswith("_"):
+                    stack.append(value)
+                elif isinstance(value, list) and not name.startswith("_"):
+                    stack.extend(reversed(value))
+
+    def train(self, mode: bool = True) -> "Module":
+        """Training mode: dropout draws masks, and forward passes save what backward needs."""
+        for module in self.modules():
+            module.training = mode
+        return self
+
+    def eval(self) -> "Module":
+        return self.train(False)
+
+    def save_for_backward(self, *values) -> None:
+        """Keeps ``values`` for the next ``backward``, on a stack: a module called twice in one
+        forward pass (the shared embedding, a layer's one dropout) is undone last call first."""
+        if self.training:
+            self.__dict__.setdefault("_saved", []).append(values)
+
+    def saved(self) -> tuple:
+        """What the latest forward pass not yet undone saved (and forgets it)."""
+        if not self.__dict__.get("_saved"):
+            raise RuntimeError(f"{type(self).__name__}.backward has no forward pass to undo: "
+                               "call .train() before the forward pass, and backward once per call")
+        return self._saved.pop()
+
+    def add_grad(self, name: str, grad: np.ndarray) -> None:
+        """Adds dLoss/d(self.<name>): gradients accumulate until ``zero_grad``, as in PyTorch."""
+        grads = self.__dict__.setdefault("_grads", {})
+        grads[name] = grads[name] + grad if name in grads else grad
+
+    def zero_grad(self) -> None:
+        """Forgets every gradient, and any forward pass that was never undone."""
+        for module in self.modules():
+            module._grads, module._saved = {}, []
+
+    def gradients(self) -> dict:
+        """Parameter name -> dLoss/dparameter (zeros where no gradient arrived), the NumPy twin
+        of ``p.grad``. A weight that several modules use (the tied embedding: source, target
+        and output projection) receives the sum of all their contributions, under each name."""
+        total = {}
+        for module in self.modules():
+            for name, grad in module.__dict__.get("_grads", {}).items():
+                key = id(getattr(module, name))  # one array, however many modules hold it
+                total[key] = total[key] + grad if key in total else grad
+        return {name: total.get(id(param), np.zeros_like(param))
+                for name, param in self.named_parameters()}
+
 
 class Linear(Module):
     """``y = x W^T + b`` with ``W`` of shape ``(out_features, in_features)``, as in PyTorch."""
@@ -75,16 +144,37 @@ class Linear(Module):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         check_size("x", x, -1, self.weight.shape[1], "feature size")
+        self.save_for_backward(x)
         y = x @ self.weight.T
         return y if self.bias is None else y + self.bias
 
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        """dL/dy (..., out) -> dL/dx (..., in). Every position used the same W and b, so their
+        gradients are sums over positions: dL/dW = sum_n g_n x_n^T, dL/db = sum_n g_n."""
+        (x,) = self.saved()
+        g, x = grad.reshape(-1, grad.shape[-1]), x.reshape(-1, x.shape[-1])  # positions as rows
+        self.add_grad("weight", g.T @ x)
+        if self.bias is not None:
+            self.add_grad("bias", g.sum(axis=0))
+        return grad @ self.weight
+
 
 class Dropout(Module):
-    """Identity: the NumPy model only runs inference, where dropout does nothing."""
+    """In training mode, zeroes each value with probability p and scales the survivors by
+    1 / (1 - p), so the expected value is unchanged (§5.4); in eval mode, the identity."""
 
     def __init__(self, p: float = 0.1):
         check_dropout(p)
         self._p = p
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        return x
+        if not self.training or self._p == 0.0:
+            self.save_for_backward(None)
+            return x
+        keep = _rng.random(x.shape) >= self._p
+        self.save_for_backward(keep)  # the backward pass must drop the same values
+        return x * keep / (1.0 - self._p)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        (keep,) = self.saved()
+        return grad if keep is None else grad * keep / (1.0 - self._p)

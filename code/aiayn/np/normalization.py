@@ -22,4 +22,22 @@ class LayerNorm(Module):
         check_size("x", x, -1, self.weight.shape[0], "feature size")
         mean = x.mean(axis=-1, keepdims=True)
         var = x.var(axis=-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + self.eps) * self.weight + self.bias
+        sigma = np.sqrt(var + self.eps)  # eps inside the root
+        x_hat = (x - mean) / sigma
+        self.save_for_backward(x_hat, sigma)
+        return x_hat * self.weight + self.bias
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        """dL/dy -> dL/dx, and the gradients of weight and bias (sums over all positions).
+
+        Every x_i moves the mean and the variance, and through them every output of its row:
+            dL/dx = (g - mean(g) - x_hat * mean(g * x_hat)) / sigma,   g = dL/dx_hat = dL/dy * weight,
+        with sigma = sqrt(var + eps) and the means over the features.
+        The first term is the direct path, the second the mean's, the third the variance's."""
+        x_hat, sigma = self.saved()
+        positions = tuple(range(grad.ndim - 1))
+        self.add_grad("weight", (grad * x_hat).sum(axis=positions))
+        self.add_grad("bias", grad.sum(axis=positions))
+        g = grad * self.weight
+        return (g - g.mean(axis=-1, keepdims=True)
+                - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)) / sigma
