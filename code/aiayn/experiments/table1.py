@@ -1,0 +1,129 @@
+"""Table 1 of the paper, measured: the chapter "Why self-attention" reads the file this writes.
+
+    python -m aiayn.experiments.table1                       # writes results/table1/cpu.json
+    python -m aiayn.experiments.table1 --lengths 16 64 --rounds 2 --out /tmp/t1.json   # a quick run
+
+For every layer type (aiayn.lab.complexity.KINDS) and sequence length n, at width d:
+  - multiply-adds by formula, and FLOPs counted by torch.utils.flop_counter;
+  - peak bytes of live tensors (aiayn.lab.complexity.peak_bytes), and at the largest n, as a
+    cross-check, the growth of the process's resident memory (Linux VmHWM, reset before the
+    run) in a fresh Python process per layer type;
+  - wall time, one sentence (B = 1), forward pass: median and minimum over interleaved rounds.
+And for every layer type of Table 1's last column, the number of stacked layers after which the
+last position depends on the first (aiayn.lab.path_length.layers_to_connect).
+
+The machine is named in the file. On a shared machine, wall times are disturbed by other
+processes: the minimum over rounds is the least disturbed, the median the typical.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+import torch
+
+from ..lab.complexity import KINDS, Layer, count_flops, macs, peak_bytes, table1_term, time_layers
+from ..lab.path_length import layers_to_connect
+from .record import REPOSITORY, Recorder
+
+DEFAULT_OUT = REPOSITORY / "results" / "table1" / "cpu.json"
+# (kind, width): width is the kernel k for convolutions, the neighbourhood r for restricted attention
+PATH_SETTINGS = [("self_attention", None), ("recurrent", None), ("convolution", 3), ("convolution", 9),
+                 ("dilated", 3), ("restricted", 9), ("restricted", 33)]
+
+
+def complexity_rows(lengths, d: int, k: int, r: int, heads: int, rounds: int, seed: int = 0,
+                    log=print) -> list[dict]:
+    """One row per (n, kind): MACs (formula), FLOPs (counted), Table 1's term, peak bytes, times."""
+    rows = []
+    for n in lengths:
+        torch.manual_seed(seed)
+        layers = {kind: Layer(kind, d, k, r, heads).eval() for kind in KINDS}
+        x = torch.randn(1, n, d)
+        times = time_layers(layers, x, rounds=rounds)
+        for kind, layer in layers.items():
+            rows.append({"n": n, "kind": kind, "macs": macs(kind, n, d, k, r)["total"],
+                         "flops_counted": count_flops(layer, x),
+                         "table1_term": table1_term(kind, n, d, k, r),
+                         "peak_bytes": peak_bytes(lambda: layer(x)), **times[kind]})
+        log(f"n = {n:5d}: " + ", ".join(f"{kind} {times[kind]['median_s'] * 1e3:.1f} ms"
+                                        for kind in KINDS))
+    return rows
+
+
+_RSS_SCRIPT = """
+import re, sys, torch
+from aiayn.lab.complexity import Layer
+torch.set_num_threads(1)
+kind, n, d, k, r, heads = sys.argv[1], *map(int, sys.argv[2:])
+def status(key):
+    return int(re.search(key + r":\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) * 1024
+torch.manual_seed(0)
+layer, x = Layer(kind, d, k, r, heads).eval(), torch.randn(1, n, d)
+with torch.no_grad():
+    layer(x[:, :8])  # first call: lazy initialisation outside the measurement
+    before = status("VmRSS")
+    open("/proc/self/clear_refs", "w").write("5")  # resets VmHWM, the peak resident memory
+    out = layer(x)
+    print(status("VmHWM") - before)
+"""
+
+
+def resident_growth(kind: str, n: int, d: int, k: int, r: int, heads: int) -> int | None:
+    """Peak growth of resident memory, in bytes, while one layer runs in a fresh process
+    (Linux only; None where /proc cannot be read or reset)."""
+    result = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, kind, str(n), str(d), str(k), str(r),
+                             str(heads)], capture_output=True, text=True, timeout=600)
+    match = re.fullmatch(r"-?\d+", result.stdout.strip())
+    return int(match.group()) if result.returncode == 0 and match else None
+
+
+def path_rows(lengths, log=print) -> list[dict]:
+    rows = []
+    for n in lengths:
+        for kind, width in PATH_SETTINGS:
+            rows.append({"n": n, "kind": kind, "width": width,
+                         "layers": layers_to_connect(kind, n, width)})
+        log(f"n = {n:5d}: " + ", ".join(f"{r['kind']}{r['width'] or ''} {r['layers']}"
+                                        for r in rows[-len(PATH_SETTINGS):]))
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lengths", type=int, nargs="+",
+                        default=[16, 32, 64, 128, 256, 512, 1024, 2048, 4096])
+    parser.add_argument("--d", type=int, default=512)
+    parser.add_argument("--k", type=int, default=3, help="kernel width of the convolutions")
+    parser.add_argument("--r", type=int, default=33, help="neighbourhood of restricted attention")
+    parser.add_argument("--heads", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--path-lengths", type=int, nargs="+",
+                        default=[8, 16, 32, 64, 128, 256, 512, 1024])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", default=str(DEFAULT_OUT))
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+
+    load_before = os.getloadavg()
+    with Recorder() as recorder:
+        rows = complexity_rows(args.lengths, args.d, args.k, args.r, args.heads, args.rounds)
+        n_max = max(args.lengths)
+        resident = {kind: resident_growth(kind, n_max, args.d, args.k, args.r, args.heads)
+                    for kind in KINDS}
+        print(f"resident memory growth at n = {n_max}:", json.dumps(resident))
+        paths = path_rows(args.path_lengths)
+    record = recorder.write(args.out, {
+        "d": args.d, "k": args.k, "r": args.r, "heads": args.heads, "batch_size": 1,
+        "rounds": args.rounds, "complexity": rows,
+        # other processes share the machine: its load average (1, 5, 15 min) before and after
+        "load_average": {"before": load_before, "after": os.getloadavg()},
+        "resident_growth_bytes": {"n": n_max, **resident}, "path_lengths": paths})
+    print(f"wrote {args.out} ({record['seconds']} s on {record['machine']})")
+
+
+if __name__ == "__main__":
+    main()
