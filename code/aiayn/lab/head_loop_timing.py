@@ -150,9 +150,13 @@ def main(argv=None) -> int:
     from ..experiments.record import Recorder
 
     torch.set_num_threads(1)
+    load_before = os.getloadavg()
     with Recorder() as recorder:
         values = measure(args.lengths, budget_s=args.budget)
     values["OMP_NUM_THREADS"] = os.environ.get("OMP_NUM_THREADS", "")
+    # Other processes' load, 1-minute averages before and after: a busy machine inflates every
+    # time, and best-of-rounds corrects for that only in part.
+    values["load_average"] = [round(load_before[0], 2), round(os.getloadavg()[0], 2)]
     print_table(values)
     recorder.write(args.out, values)
     print(f"written to {args.out}")
