@@ -17,21 +17,27 @@ def greedy_decode(model, src: np.ndarray, max_len: int, bos_id: int, eos_id: int
     values of the earlier ones from a cache (``aiayn.np.incremental``): O(T) positions per
     sentence. ``False``: the decoder re-reads the whole prefix at every step (O(T^2)), the
     reference that the cache is tested against. ``None``: the cache whenever the model has the
-    parts it reuses (``can_cache``). Both give the same ids (logits equal to rounding error)."""
+    parts it reuses (``can_cache``). Both give the same ids (logits equal to rounding error).
+    Runs in eval mode (dropout off) and restores the model's mode afterwards."""
     check_decode_args(model, src, max_len, bos_id, eos_id)
     use_cache = can_cache(model) if use_cache is None else use_cache
-    pad_id = model.config.pad_id
-    src_mask = padding_mask(src, pad_id)
-    memory = model.encode(src, src_mask)
-    decoder = IncrementalDecoder(model, memory, src_mask) if use_cache else None
-    ys = np.full((src.shape[0], 1), bos_id, dtype=np.int64)
-    done = np.zeros(src.shape[0], dtype=bool)
-    for _ in range(max_len):
-        hidden = decoder(ys[:, -1:]) if use_cache else model.decode(ys, memory, src_mask)
-        logits = model.out_proj(hidden[:, -1])
-        next_token = np.where(done, pad_id, logits.argmax(axis=-1))
-        ys = np.concatenate([ys, next_token[:, None]], axis=1)
-        done |= next_token == eos_id
-        if done.all():
-            break
-    return ys
+    was_training = model.training
+    model.eval()
+    try:
+        pad_id = model.config.pad_id
+        src_mask = padding_mask(src, pad_id)
+        memory = model.encode(src, src_mask)
+        decoder = IncrementalDecoder(model, memory, src_mask) if use_cache else None
+        ys = np.full((src.shape[0], 1), bos_id, dtype=np.int64)
+        done = np.zeros(src.shape[0], dtype=bool)
+        for _ in range(max_len):
+            hidden = decoder(ys[:, -1:]) if use_cache else model.decode(ys, memory, src_mask)
+            logits = model.out_proj(hidden[:, -1])
+            next_token = np.where(done, pad_id, logits.argmax(axis=-1))
+            ys = np.concatenate([ys, next_token[:, None]], axis=1)
+            done |= next_token == eos_id
+            if done.all():
+                break
+        return ys
+    finally:
+        model.train(was_training)
