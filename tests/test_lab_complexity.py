@@ -67,6 +67,7 @@ def test_time_layers_interleaves_and_reports_medians_and_minima():
     assert set(result) == set(layers)
     for row in result.values():
         assert row["runs"] == 3 and 0 < row["min_s"] <= row["median_s"]
+        assert 0 <= row["cpu_min_s"] <= row["cpu_median_s"]
     assert time_layers(layers, torch.randn(1, 6, 8), rounds=50, budget_s=0.0)["recurrent"]["runs"] == 1
 
 

@@ -8,12 +8,15 @@ For every layer type (aiayn.lab.complexity.KINDS) and sequence length n, at widt
   - peak bytes of live tensors (aiayn.lab.complexity.peak_bytes), and at the largest n, as a
     cross-check, the growth of the process's resident memory (Linux VmHWM, reset before the
     run) in a fresh Python process per layer type;
-  - wall time, one sentence (B = 1), forward pass: median and minimum over interleaved rounds.
+  - time, one sentence (B = 1), forward pass, one thread: median and minimum over interleaved
+    rounds, of the wall clock and of the process's CPU clock (which leaves out the time spent
+    waiting for a core when other jobs share the machine).
 And for every layer type of Table 1's last column, the number of stacked layers after which the
 last position depends on the first (aiayn.lab.path_length.layers_to_connect).
 
-The machine is named in the file. On a shared machine, wall times are disturbed by other
-processes: the minimum over rounds is the least disturbed, the median the typical.
+The machine is named in the file, with its load average before and after. On a shared machine
+wall times grow with the other processes' load; CPU times much less. The minimum over rounds is
+the least disturbed, the median the typical.
 """
 
 import argparse
@@ -49,7 +52,7 @@ def complexity_rows(lengths, d: int, k: int, r: int, heads: int, rounds: int, se
                          "flops_counted": count_flops(layer, x),
                          "table1_term": table1_term(kind, n, d, k, r),
                          "peak_bytes": peak_bytes(lambda: layer(x)), **times[kind]})
-        log(f"n = {n:5d}: " + ", ".join(f"{kind} {times[kind]['median_s'] * 1e3:.1f} ms"
+        log(f"n = {n:5d}: " + ", ".join(f"{kind} {times[kind]['cpu_median_s'] * 1e3:.1f} ms"
                                         for kind in KINDS))
     return rows
 

@@ -6,7 +6,7 @@ For each layer type, on one sequence of n positions of width d:
     table1_term(kind, ...)  Table 1's expression: n^2 d, n d^2, k n d^2, r n d (and k n d + n d^2)
     count_flops(layer, x)   the same arithmetic as torch.utils.flop_counter counts it (2 per MAC)
     peak_bytes(fn)          the most bytes of tensors alive at once while fn() runs
-    time_layers(...)        wall time, all layer types interleaved round by round
+    time_layers(...)        wall and CPU time, all layer types interleaved round by round
     crossover(ns, a, b)     the n at which measurement a overtakes measurement b
 
 Only matrix products are counted (softmax, tanh, biases are O(n d) or O(h n^2) and left out,
@@ -137,13 +137,16 @@ def peak_bytes(fn) -> int:
 
 def time_layers(layers: dict, x: torch.Tensor, rounds: int = 5, budget_s: float | None = None,
                 warmup: int = 1) -> dict:
-    """Wall times of ``layer(x)`` for every layer in ``layers`` (name -> module), in
-    interleaved rounds: each layer once per round, the starting one rotating, so that load
-    from other processes hits all of them alike. Returns name -> {"median_s", "min_s", "runs"}.
-    ``budget_s`` stops starting new rounds once spent (the first round always runs)."""
+    """Times of ``layer(x)`` for every layer in ``layers`` (name -> module), in interleaved
+    rounds: each layer once per round, the starting one rotating, so that load from other
+    processes hits all of them alike. ``budget_s`` stops starting new rounds once spent (the
+    first round always runs). Returns name -> {"median_s", "min_s", "cpu_median_s",
+    "cpu_min_s", "runs"}: wall time, and CPU time of this process, which on a machine shared
+    with other jobs leaves out the time spent waiting for a core (with one thread, it is
+    the time the layer computed)."""
     check_positive("rounds", rounds)
     names = list(layers)
-    times = {name: [] for name in names}
+    wall, cpu = {name: [] for name in names}, {name: [] for name in names}
     with torch.no_grad():
         for name in names:
             for _ in range(warmup):
@@ -153,11 +156,13 @@ def time_layers(layers: dict, x: torch.Tensor, rounds: int = 5, budget_s: float 
             if i and budget_s is not None and time.perf_counter() - start_all >= budget_s:
                 break
             for name in names[i % len(names):] + names[:i % len(names)]:
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 layers[name](x)
-                times[name].append(time.perf_counter() - start)
-    return {name: {"median_s": statistics.median(t), "min_s": min(t), "runs": len(t)}
-            for name, t in times.items()}
+                cpu[name].append(time.process_time() - start_cpu)
+                wall[name].append(time.perf_counter() - start)
+    return {name: {"median_s": statistics.median(wall[name]), "min_s": min(wall[name]),
+                   "cpu_median_s": statistics.median(cpu[name]), "cpu_min_s": min(cpu[name]),
+                   "runs": len(wall[name])} for name in names}
 
 
 def crossover(lengths, a, b) -> float | None:
