@@ -105,7 +105,7 @@ def main(argv=None) -> None:
     parser.add_argument("--heads", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--path-lengths", type=int, nargs="+",
-                        default=[8, 16, 32, 64, 128, 256, 512, 1024])
+                        default=[8, 16, 32, 64, 128, 256, 512])
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", default=str(DEFAULT_OUT))
     args = parser.parse_args(argv)
@@ -113,12 +113,12 @@ def main(argv=None) -> None:
 
     load_before = os.getloadavg()
     with Recorder() as recorder:
+        paths = path_rows(args.path_lengths)  # quick: first, so that an error costs little
         rows = complexity_rows(args.lengths, args.d, args.k, args.r, args.heads, args.rounds)
         n_max = max(args.lengths)
         resident = {kind: resident_growth(kind, n_max, args.d, args.k, args.r, args.heads)
                     for kind in KINDS}
         print(f"resident memory growth at n = {n_max}:", json.dumps(resident))
-        paths = path_rows(args.path_lengths)
     record = recorder.write(args.out, {
         "d": args.d, "k": args.k, "r": args.r, "heads": args.heads, "batch_size": 1,
         "rounds": args.rounds, "complexity": rows,

@@ -51,6 +51,11 @@ def layer_stack(kind: str, d: int, width: int | None, generator: torch.Generator
     """An endless stack of layers of ``kind``, each a function (x, h) -> h, made on demand."""
     if kind == "recurrent":  # one cell with one set of weights, swept again and again
         rnn = _init(ElmanRNN(d, d), generator)
+        with torch.no_grad():  # U = 0.9 x orthogonal and small inputs keep tanh near its linear
+            # range: over a thousand steps the signal from x_0 fades by ~0.9 per step, not ~0.5
+            rnn.cell.u.copy_(0.9 * torch.linalg.qr(torch.randn(d, d, generator=generator,
+                                                              dtype=torch.float64))[0])
+            rnn.w.mul_(0.1)
         while True:
             yield lambda x, h: recurrent_sweep(rnn, x, h)
     for index in itertools.count():
@@ -97,8 +102,14 @@ def layers_to_connect(kind: str, n: int, width: int | None = None, d: int = 4,
         h = torch.zeros_like(x) if kind == "recurrent" else x_dual
         for depth, layer in zip(range(1, max_layers + 1), layer_stack(kind, d, width, generator)):
             h = layer(x_dual, h)
-            if fwAD.unpack_dual(h).tangent[:, -1].abs().max() > 0:
+            tangent = fwAD.unpack_dual(h).tangent
+            if tangent[:, -1].abs().max() > 0:
                 return depth
+            reached = tangent[tangent != 0].abs()
+            if reached.numel() and reached.min() < 1e-250:  # zero may soon mean "underflowed"
+                raise RuntimeError(f"{kind}, n = {n}: the signal from position 0 fell to "
+                                   f"{reached.min().item():.1e} after {depth} layers; a zero "
+                                   "would no longer prove independence (use a smaller n)")
     raise RuntimeError(f"{kind}: position {n - 1} still independent of position 0 after "
                        f"{max_layers} layers")
 
