@@ -390,14 +390,47 @@ def test_launch_buttons_point_at_the_notebooks_in_the_repository(book_html):
     assert checked >= 2 * len(GLUING_CHAPTERS)
 
 
-def test_binder_installs_the_course():
-    binder = ROOT / "binder"
-    requirements = (binder / "requirements.txt").read_text(encoding="utf8").split()
-    assert "../requirements.txt" in requirements  # the same pins as everywhere else
-    assert "fonts-wqy-microhei" in (binder / "apt.txt").read_text(encoding="utf8").split()
-    post_build = binder / "postBuild"
-    assert post_build.stat().st_mode & 0o111, "binder/postBuild must be executable"
-    assert "pip install --no-cache-dir --no-deps -e code" in post_build.read_text(encoding="utf8")
+# The article header's controls: the language switch and every other visible button or link.
+HEADER_BOXES_JS = """() => {
+    const box = e => { const r = e.getBoundingClientRect();
+        return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, what: e.className.toString()}; };
+    const header = document.querySelector('.bd-header-article');
+    const switcher = header.querySelector('a.aiayn-lang-switch');
+    const shown = e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
+        return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; };
+    const others = [...header.querySelectorAll('button, a.btn')].filter(e => e !== switcher && shown(e));
+    return {header: box(header), switcher: switcher && box(switcher), others: others.map(box),
+            width: document.documentElement.clientWidth};
+}"""
+VIEWPORTS = {"desktop": (1280, 800), "phone": (390, 844)}
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("lang", LANGS)
+def test_language_switch_sits_on_the_header_line_without_overlap(reader, lang, viewport):
+    """At 1280 px the switch used to wrap under the icons; on a phone the icons rose above the
+    header. Now: inside the header bar, centred on the icons' line, inside the viewport, and
+    overlapping no other control."""
+    width, height = VIEWPORTS[viewport]
+    reader.page.set_viewport_size({"width": width, "height": height})
+    try:
+        reader.open(f"{lang}/chapters/{lang}/{TABS_PAGE}.html")
+        boxes = reader.page.evaluate(HEADER_BOXES_JS)
+    finally:
+        reader.page.set_viewport_size({"width": 1280, "height": 800})
+    header, switch, others = boxes["header"], boxes["switcher"], boxes["others"]
+    assert switch is not None and len(others) >= 4, boxes
+    where = f"{lang} at {width} px"
+    for control in others + [switch]:  # nothing pushed out of the header bar
+        assert header["top"] - 1 <= control["top"] and control["bottom"] <= header["bottom"] + 1, (where, control, header)
+    middle = lambda b: (b["top"] + b["bottom"]) / 2
+    icons = sorted(middle(b) for b in others)
+    assert abs(middle(switch) - icons[len(icons) // 2]) <= 4, (where, switch, others)  # one line
+    assert 0 <= switch["left"] and switch["right"] <= boxes["width"], (where, switch)
+    for other in others:
+        apart = (switch["right"] <= other["left"] or other["right"] <= switch["left"]
+                 or switch["bottom"] <= other["top"] or other["bottom"] <= switch["top"])
+        assert apart, (where, "the switch overlaps", other)
 
 
 def workflow(name: str) -> dict:

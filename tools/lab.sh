@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Open the chapters in JupyterLab, with the course's environment as the kernel.
+#   bash tools/lab.sh                     # sets up like the other commands, then opens a browser
+#   bash tools/lab.sh --no-browser        # extra arguments go to `jupyter lab`
+# JupyterLab is pinned in requirements.txt and runs from .venv, so the notebooks' kernel
+# ("python3") is .venv's Python, with the course package installed: nothing to choose.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bash "$root/tools/setup.sh"
+cd "$root"
+# The training chapter reads Multi30k from $AIAYN_DATA; without one (and without the shared
+# folder a CI checkout has beside it), it is downloaded into data/ here (gitignored).
+if [ -z "${AIAYN_DATA:-}" ] && [ ! -d "$root/../shared/data/multi30k" ]; then
+  export AIAYN_DATA="$root/data"
+fi
+# Jupyter refuses to run as root unless told; containers (and CI) often are root.
+as_root=()
+if [ "$(id -u)" -eq 0 ]; then as_root=(--allow-root); fi
+exec "$root/.venv/bin/jupyter" lab --notebook-dir="$root/chapters" "${as_root[@]+"${as_root[@]}"}" "$@"
