@@ -90,3 +90,19 @@ def test_xavier_init_keeps_embeddings_and_zeroes_biases():
     assert float(w.abs().max()) <= math.sqrt(6 / 48)
     assert float(w.abs().max()) > 1 / math.sqrt(16)  # beyond PyTorch's default bound 1/sqrt(16)
     assert torch.count_nonzero(model.decoder.layers[1].cross_attn.w_q.bias) == 0
+
+
+def test_pytorch_default_has_a_third_of_xavier_variance_only_for_square_maps():
+    # nn.Linear: U(+-1/sqrt(fan_in)), variance 1/(3 fan_in); Xavier: 2/(fan_in + fan_out).
+    torch.manual_seed(0)
+    config = TransformerConfig(40, 40, d_model=64, num_heads=4, num_layers=1, d_ff=256,
+                               max_len=20, share_embeddings=True)
+    default = Transformer(config).double()
+    xavier = Transformer(config).double()
+    xavier_init_(xavier)
+    for name in ("self_attn.w_q.weight", "ffn.w_1.weight", "ffn.w_2.weight"):
+        w_default = default.encoder.layers[0].get_parameter(name)
+        w_xavier = xavier.encoder.layers[0].get_parameter(name)
+        fan_out, fan_in = w_default.shape
+        ratio = float(w_default.var() / w_xavier.var())
+        assert ratio == pytest.approx((fan_in + fan_out) / (6 * fan_in), rel=0.1), name

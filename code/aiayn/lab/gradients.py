@@ -66,12 +66,23 @@ def _pick(layer: nn.Module, parameter: str | None) -> list[torch.Tensor]:
 @torch.no_grad()
 def xavier_init_(model) -> None:
     """Re-initialise, in place, every linear map that is not an embedding matrix with
-    Xavier-uniform weights and zero biases, as the paper's code base (tensor2tensor) and
-    Xiong et al. initialise.
+    Xavier-uniform (Glorot) weights, U(-a, a) with a = sqrt(6 / (fan_in + fan_out)), and zero
+    biases. Xiong et al. (2020) assume this initialisation.
 
-    The course's default is PyTorch's ``nn.Linear`` initialisation, whose weights have a third
-    of Xavier's variance for square matrices; the embeddings (and the output projection tied to
-    them) keep their own initialisation."""
+    The paper's code base computes the same formula under another name: tensor2tensor's
+    ``transformer_base`` (``transformer_base_v1`` in later releases) sets
+    ``initializer="uniform_unit_scaling"`` with ``initializer_gain=1.0``, which tensor2tensor
+    turns into ``variance_scaling_initializer(1.0, mode="fan_avg", distribution="uniform")``,
+    the Glorot-uniform bound (TensorFlow's own ``uniform_unit_scaling_initializer`` is another
+    function, scaled by fan_in alone). Its first release (June 2017) drew self-attention's
+    Q, K and V projections as one fused (d_model, 3 d_model) matrix, with that matrix's fans;
+    here each projection is drawn on its own.
+
+    The course's default is PyTorch's ``nn.Linear`` initialisation, U(+-1/sqrt(fan_in)), whose
+    variance 1 / (3 fan_in) is Xavier's 2 / (fan_in + fan_out) times
+    (fan_in + fan_out) / (6 fan_in): a third for a square map, more for a widening map such as
+    the FFN's first, less for a narrowing one such as its second. The embeddings (and the output
+    projection tied to them) keep their own initialisation."""
     embeddings = {id(model.src_embed.weight), id(model.tgt_embed.weight)}
     for module in model.modules():
         if isinstance(module, nn.Linear) and id(module.weight) not in embeddings:
