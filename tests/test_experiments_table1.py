@@ -1,0 +1,51 @@
+"""aiayn.experiments.table1: the command writes a complete results file, and the committed file
+still matches the code wherever the code is deterministic (counts, bytes, path lengths)."""
+
+import pytest
+import torch
+
+from aiayn.experiments import table1
+from aiayn.experiments.record import read_results
+from aiayn.lab.complexity import Layer, count_flops, macs, peak_bytes
+from aiayn.lab.path_length import layers_to_connect
+
+
+def test_a_small_run_writes_every_field(tmp_path, monkeypatch):
+    monkeypatch.setattr(table1, "resident_growth", lambda *args: 123)  # no subprocess here
+    out = tmp_path / "t1.json"
+    table1.main(["--lengths", "4", "8", "--d", "16", "--heads", "2", "--r", "5", "--rounds", "2",
+                 "--path-lengths", "4", "--out", str(out)])
+    record = read_results(out)
+    values = record["values"]
+    assert (values["d"], values["k"], values["r"], values["heads"]) == (16, 3, 5, 2)
+    assert len(values["complexity"]) == 2 * 6 and len(values["path_lengths"]) == len(table1.PATH_SETTINGS)
+    for row in values["complexity"]:
+        assert row["flops_counted"] == 2 * row["macs"] and row["runs"] == 2
+        assert 0 < row["min_s"] <= row["median_s"] and row["peak_bytes"] > 0
+    assert values["resident_growth_bytes"]["n"] == 8
+    assert "load_average" in values and record["threads"] >= 1
+
+
+def test_resident_memory_growth_agrees_with_the_live_tensor_count():
+    n, d = 1024, 16
+    counted = peak_bytes(lambda: Layer("attention_alone", d)(torch.randn(1, n, d)))
+    resident = table1.resident_growth("attention_alone", n, d, 3, 33, 1)
+    if resident is None:
+        pytest.skip("no /proc/self/clear_refs here")
+    assert 0.8 * counted <= resident <= 1.25 * counted + 2**20
+
+
+def test_committed_results_match_the_code():
+    record = read_results(table1.DEFAULT_OUT)
+    v = record["values"]
+    smallest = min(row["n"] for row in v["complexity"])
+    torch.manual_seed(0)
+    x = torch.randn(1, smallest, v["d"])
+    for row in (r for r in v["complexity"] if r["n"] == smallest):
+        layer = Layer(row["kind"], v["d"], v["k"], v["r"], v["heads"]).eval()
+        assert row["macs"] == macs(row["kind"], smallest, v["d"], v["k"], v["r"])["total"]
+        assert row["flops_counted"] == count_flops(layer, x) == 2 * row["macs"]
+        assert row["peak_bytes"] == peak_bytes(lambda: layer(x)), row["kind"]
+    for row in v["path_lengths"]:
+        if row["n"] <= 32:
+            assert row["layers"] == layers_to_connect(row["kind"], row["n"], row["width"])
