@@ -1,20 +1,24 @@
 """Training throughput: tokens per second and model-FLOPs utilisation (MFU) of full training
-steps (forward, backward, Adam update) of a named configuration, with our explicit attention
-and with the fused ``F.scaled_dot_product_attention``, measured in the same run.
+steps (forward, backward, Adam update) of a named configuration, with our explicit attention,
+with the fused ``F.scaled_dot_product_attention``, and with ``torch.nn.Transformer`` of the
+same shape in place of our encoder and decoder, all measured in the same run.
 
     python benchmarks/bench_training.py                         # multi30k-cpu on CPU, -gpu on CUDA
     python benchmarks/bench_training.py --config multi30k-gpu --steps 20
+    python benchmarks/bench_training.py --config multi30k-small --json results/gpu/bench_small.json
+
+The ``torch.nn.Transformer`` model keeps our embeddings, positions, dropout, tied output layer,
+loss, Adam and autocast (the same ``Trainer.train_step``), so the ratio measures the encoder
+and decoder stacks alone. Its final LayerNorms are removed: the paper's Post-LN stack has none.
 
 Batches are synthetic but shaped like Multi30k under the configuration's token budget:
 source 22 and target 24 positions per sentence pair (the corpus's mean lengths in subwords
 plus EOS / BOS, padding included), as many pairs as the budget allows. Throughput counts
 target tokens (the unit of the paper's batch size), like the trainer's progress bar.
 
-MFU = (model FLOPs per step / seconds per step) / peak. Model FLOPs are counted from the
-shapes (every matrix product, attention's included, forward x 3 for forward + backward;
-the causal half of decoder self-attention counted in full, as the explicit path computes
-it). The peak is the GPU's dense bf16 rate; on a CPU there is no standard figure, so MFU is
-printed only when ``--peak-tflops`` states one.
+MFU = (model FLOPs per step / seconds per step) / peak, FLOPs counted from the shapes
+(``aiayn.experiments.mfu``). The peak is the GPU's data-sheet dense bf16 rate; on a CPU there
+is no standard figure, so MFU is printed only when ``--peak-tflops`` states one.
 """
 
 import argparse
@@ -22,42 +26,47 @@ import statistics
 import time
 
 import torch
+from torch import nn
 
 from machine import describe
 from aiayn.data.batch import Batch
+from aiayn.experiments.mfu import peak_bf16_tflops, training_flops
+from aiayn.experiments.record import Recorder
 from aiayn.pt.model import Transformer
 from aiayn.train.configs import CONFIGS
-from aiayn.train.trainer import Trainer
+from aiayn.train.trainer import Trainer, choose_precision, native_bf16
 
 SRC_LEN, TGT_LEN = 22, 24
-# Dense bf16 tensor-core peaks from the vendors' data sheets (TFLOP/s, without sparsity).
-PEAK_BF16_TFLOPS = {"H100 SXM": 989.0, "H100 80GB HBM3": 989.0, "H100 PCIe": 756.0, "H100 NVL": 835.0,
-                    "H200": 989.0, "A100": 312.0, "L4": 121.0, "L40S": 362.0, "A10": 125.0}
 
 
-def training_flops(config, batch: int, src_len: int, tgt_len: int) -> float:
-    """FLOPs of one training step (3 x forward) from the shapes; 2 per multiply-add."""
-    d, f, B, S, T = config.d_model, config.d_ff, batch, src_len, tgt_len
-    encoder = 2 * B * S * (4 * d * d + 2 * d * f) + 2 * 2 * B * S * S * d
-    decoder = (2 * B * T * (4 * d * d + 2 * d * d + 2 * d * f) + 2 * B * S * 2 * d * d  # projections, FFN
-               + 2 * 2 * B * T * T * d + 2 * 2 * B * T * S * d)                      # self, cross scores
-    output = 2 * B * T * d * config.tgt_vocab_size
-    return 3.0 * (config.num_layers * (encoder + decoder) + output)
+class TorchTransformer(nn.Module):
+    """Our model with ``torch.nn.Transformer`` as its encoder-decoder stack (same shape)."""
+
+    def __init__(self, config):
+        super().__init__()
+        ours = Transformer(config)
+        self.config = config  # the Trainer reads d_model (schedule) and checkpoints it
+        self.src_embed, self.tgt_embed, self.pos = ours.src_embed, ours.tgt_embed, ours.pos
+        self.dropout, self.out_proj = ours.dropout, ours.out_proj
+        self.stack = nn.Transformer(config.d_model, config.num_heads, config.num_layers, config.num_layers,
+                                    config.d_ff, config.dropout, activation="relu", batch_first=True,
+                                    norm_first=config.norm_first)
+        if not config.norm_first:
+            self.stack.encoder.norm = self.stack.decoder.norm = None
+
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+        src_pad, tgt_pad = src == self.config.pad_id, tgt == self.config.pad_id  # True: ignore
+        causal = torch.ones(tgt.shape[1], tgt.shape[1], dtype=torch.bool, device=tgt.device).triu(1)
+        hidden = self.stack(self.dropout(self.pos(self.src_embed(src))), self.dropout(self.pos(self.tgt_embed(tgt))),
+                            tgt_mask=causal, src_key_padding_mask=src_pad, tgt_key_padding_mask=tgt_pad,
+                            memory_key_padding_mask=src_pad, tgt_is_causal=True)
+        return self.out_proj(hidden)
 
 
-def peak_tflops(override):
-    if override:
-        return override
-    if torch.cuda.is_available():
-        name = torch.cuda.get_device_name()
-        return next((v for k, v in PEAK_BF16_TFLOPS.items() if k in name), None)
-    return None
-
-
-def measure(run, device, fused: bool, steps: int, warmup: int) -> float:
+def measure(run, device, model_class, fused: bool, steps: int, warmup: int) -> float:
     """Seconds per training step, median over ``steps`` after ``warmup`` untimed ones."""
     torch.manual_seed(0)
-    model = Transformer(run.model_config(run.vocab_size))
+    model = model_class(run.model_config(run.vocab_size))
     trainer = Trainer(model, run.train_config(device, max_steps=10**9, progress=False,
                                               fused_attention=fused, checkpoint_every=None))
     pairs = run.max_tokens // TGT_LEN
@@ -75,32 +84,50 @@ def measure(run, device, fused: bool, steps: int, warmup: int) -> float:
     return statistics.median(times[warmup:])
 
 
-def main():
+def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", choices=sorted(CONFIGS))
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when there is one")
     p.add_argument("--peak-tflops", type=float, help="the device's peak, for MFU (needed on CPU)")
-    args = p.parse_args()
-    device = "cuda" if torch.cuda.is_available() else "cpu"
+    p.add_argument("--json", help="also write the measurements to this results file")
+    args = p.parse_args(argv)
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        p.error("--device cuda: no CUDA device is visible to PyTorch")
+    rec = Recorder()
     run = CONFIGS[args.config or ("multi30k-gpu" if device == "cuda" else "multi30k-cpu")]
     pairs = run.max_tokens // TGT_LEN
     flops = training_flops(run.model_config(run.vocab_size), pairs, SRC_LEN, TGT_LEN)
-    peak = peak_tflops(args.peak_tflops)
+    peak = args.peak_tflops or (peak_bf16_tflops() if device == "cuda" else None)
+    precision = choose_precision(device, None, native_bf16(torch.device(device)))
     print(f"machine: {describe()}")
     print(f"config {run.name}: d_model {run.d_model}, {run.num_layers}+{run.num_layers} layers, vocabulary "
           f"{run.vocab_size}; batch {pairs} pairs x ({SRC_LEN} src, {TGT_LEN} tgt); "
-          f"{flops / 1e12:.3g} TFLOP per step; bf16 autocast: {device == 'cuda'}")
+          f"{flops / 1e12:.3g} TFLOP per step; precision: {precision}")
     print(f"peak: {f'{peak:g} TFLOP/s' if peak else 'n/a (pass --peak-tflops)'}")
-    baseline = None
-    for fused in (False, True):
-        seconds = measure(run, device, fused, args.steps, args.warmup)
-        baseline = baseline or seconds
+    rows = {}
+    for label, model_class, fused in (("explicit", Transformer, False), ("fused", Transformer, True),
+                                      ("torch.nn.Transformer", TorchTransformer, None)):
+        seconds = measure(run, device, model_class, fused, args.steps, args.warmup)
         achieved = flops / seconds / 1e12
-        mfu = f"{100 * achieved / peak:.1f}%" if peak else "n/a"
-        print(f"{'fused' if fused else 'explicit':>8} attention: {seconds * 1e3:8.1f} ms/step  "
-              f"{pairs * (TGT_LEN - 1) / seconds:10,.0f} target tokens/s  {achieved:8.3g} TFLOP/s  "
-              f"MFU {mfu}  speed-up x{baseline / seconds:.2f}")
+        rows[label] = {"seconds_per_step": seconds, "target_tokens_per_s": pairs * (TGT_LEN - 1) / seconds,
+                       "tflops": achieved, "mfu": achieved / peak if peak else None}
+    reference = rows["torch.nn.Transformer"]["seconds_per_step"]
+    for label, row in rows.items():
+        row["speed_vs_torch_nn"] = reference / row["seconds_per_step"]
+        mfu = f"{100 * row['mfu']:.1f}%" if row["mfu"] else "n/a"
+        print(f"{label:>21}: {row['seconds_per_step'] * 1e3:8.1f} ms/step  {row['target_tokens_per_s']:10,.0f} "
+              f"target tokens/s  {row['tflops']:8.3g} TFLOP/s  MFU {mfu}  x{row['speed_vs_torch_nn']:.2f} "
+              "of torch.nn.Transformer's tokens/s")
+    values = {"config": run.name, "device": device, "precision": precision, "pairs": pairs,
+              "src_len": SRC_LEN, "tgt_len": TGT_LEN, "flops_per_step": flops, "peak_tflops": peak,
+              "steps": args.steps, "warmup": args.warmup, "rows": rows}
+    if args.json:
+        rec.write(args.json, values)
+        print(f"written: {args.json}")
+    return values
 
 
 if __name__ == "__main__":

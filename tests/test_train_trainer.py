@@ -15,9 +15,11 @@ from aiayn.data.specials import PAD_ID
 from aiayn.pt.attention import MultiHeadAttention
 from aiayn.pt.model import Transformer
 from aiayn.train import checkpoint as ckpt_module
+from aiayn.train import trainer as trainer_module
 from aiayn.train.checkpoint import average_checkpoints, checkpoint_paths, load_checkpoint, save_checkpoint
 from aiayn.train.configs import get_config
 from aiayn.train.loss import token_loss_sum
+from aiayn.train.schedule import transformer_schedule
 from aiayn.train.trainer import TrainConfig, Trainer
 
 VOCAB = 14
@@ -220,3 +222,66 @@ def test_config_errors():
         get_config("wmt14-big")
     with pytest.raises(ValueError, match="training batches are empty"):
         Trainer(new_model(), quiet(max_steps=2)).fit([])
+
+
+@pytest.mark.parametrize("device, bf16, native, expected", [
+    ("cpu", None, False, "float32"), ("cpu", None, True, "float32"), ("cpu", True, False, "bf16"),
+    ("cuda", None, True, "bf16"), ("cuda", None, False, "fp16"),  # a T4 (Colab's free GPU): no bf16
+    ("cuda", False, True, "float32"), ("cuda", True, False, "bf16")])
+def test_precision_choice(device, bf16, native, expected):
+    assert trainer_module.choose_precision(device, bf16, native) == expected
+    assert not trainer_module.native_bf16(torch.device("cpu"))
+
+
+@pytest.mark.parametrize("clip", [None, 0.5])
+def test_a_cpu_run_is_the_plain_float32_recipe_bit_for_bit(clip):
+    """The gradient scaler (off unless fp16) must leave a CPU run untouched: the Trainer's losses
+    and weights equal, exactly, those of the recipe written out by hand: forward, smoothed loss
+    per target token, backward, [clipping,] Adam, schedule."""
+    stream = TokenBatches(copy_pairs(), 100, seed=0)
+    trainer = Trainer(new_model(), quiet(max_steps=9, clip_grad_norm=clip))
+    losses = [h["loss"] for h in trainer.fit(stream)]
+    model = new_model()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
+    scheduler = transformer_schedule(optimizer, CONFIG.d_model, 10, 2.0)
+    torch.manual_seed(0)  # the Trainer seeds dropout with config.seed
+    by_hand = []
+    for epoch in range(3):
+        stream.set_epoch(epoch)
+        for batch in stream:
+            if len(by_hand) == 9:
+                break
+            loss_sum = token_loss_sum(model(batch.src, batch.decoder_input), batch.labels, 0.1)
+            (loss_sum * (1 / batch.num_target_tokens)).backward()
+            if clip is not None:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+            by_hand.append(float(loss_sum.detach()) / batch.num_target_tokens)
+    assert losses == by_hand
+    assert all(torch.equal(p, q) for p, q in zip(trainer.model.parameters(), model.parameters()))
+
+
+def test_fp16_scales_the_loss_and_a_resumed_run_keeps_the_scale(tmp_path, monkeypatch):
+    """The fp16 path (a GPU without bf16), run on CPU: autocast to float16 and a live
+    GradScaler, whose state the checkpoint carries."""
+    monkeypatch.setattr(trainer_module, "choose_precision", lambda *args: "fp16")
+    stream = TokenBatches(copy_pairs(), 100, seed=0)
+    trainer = Trainer(new_model(), quiet(max_steps=6, checkpoint_dir=tmp_path, checkpoint_every=3))
+    assert trainer.scaler.is_enabled() and trainer.autocast_dtype == torch.float16
+    history = trainer.fit(stream)
+    reference = Trainer(new_model(), quiet(max_steps=1)).fit(stream)
+    assert all(math.isfinite(h["loss"]) for h in history)
+    assert history[0]["loss"] == pytest.approx(reference[0]["loss"], rel=0.02)  # fp16 rounding only
+    state = load_checkpoint(tmp_path / "step_0000006.pt")
+    assert state["scaler"]["scale"] == trainer.scaler.get_scale() <= 65536.0
+    resumed = Trainer.load(tmp_path / "step_0000003.pt", new_model(), max_steps=6)
+    assert resumed.scaler.get_scale() == load_checkpoint(tmp_path / "step_0000003.pt")["scaler"]["scale"]
+    assert [h["loss"] for h in resumed.fit(stream)] == [h["loss"] for h in history]  # exactly
+
+
+def test_float32_checkpoints_carry_no_scaler(tmp_path):
+    Trainer(new_model(), quiet(max_steps=2, checkpoint_dir=tmp_path, checkpoint_every=2)).fit(
+        TokenBatches(copy_pairs(), 100, seed=0))
+    assert "scaler" not in load_checkpoint(tmp_path / "step_0000002.pt")

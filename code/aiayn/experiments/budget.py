@@ -40,6 +40,7 @@ def measure_throughput(config: str, steps: int, data_dir=None, changes=None) -> 
     process's threads: ``steps`` updates timed after ``steps // 5`` untimed ones (start-up)."""
     run = run_config(config, changes or {})
     en, de = load_split("train", data_dir)
+    en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
     tokenizer = SubwordTokenizer.train(en + de, run.vocab_size)
     batches = token_batches(encode_pairs(tokenizer, en, de, run.max_len), run.max_tokens, True, run.seed)
     torch.manual_seed(run.seed)

@@ -100,3 +100,44 @@ def recipe_table(results, candidates=None) -> Table:
             threads=records[0]["threads"], machine=records[0]["machine"].split(";")[0]))
     rows.sort(key=lambda r: -r.val_bleu.mean)
     return Table(rows)
+
+
+def _key(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in name).replace("__", "_")
+
+
+def chapter_numbers(results) -> dict[str, object]:
+    """Every number the chapter's prose takes from the recipe's results files, by glue key
+    (``myst_nb.glue(key, value)``), rounded as printed. Sections whose files do not exist yet
+    (the budget run, the GPU run) are left out. tests/test_experiments_recipes.py checks that
+    the chapter's glued values equal these."""
+    results = Path(results)
+    numbers: dict[str, object] = {}
+    if (results / "recipes" / "rank").is_dir():
+        table = recipe_table(results / "recipes")
+        numbers |= {"recipe_best": table.rows[0].candidate, "recipe_steps": table.rows[0].steps}
+        for r in table.rows:
+            k = f"recipe_{_key(r.candidate)}"
+            numbers |= {f"{k}_val_bleu": round(r.val_bleu.mean, 1), f"{k}_val_bleu_spread": round(r.val_bleu.spread, 1),
+                        f"{k}_val_loss": round(r.val_loss.mean, 2), f"{k}_seeds": len(r.seeds),
+                        f"{k}_cpu_minutes": round(r.cpu_minutes.mean, 1)}
+            if r.test_bleu:
+                numbers |= {f"{k}_test_bleu": round(r.test_bleu.mean, 1),
+                            f"{k}_test_bleu_spread": round(r.test_bleu.spread, 1)}
+    for path in sorted((results / "budget").glob("multi30k-*.json")):
+        record = read_results(path)
+        values = record["values"]
+        numbers |= {"budget_config": values["config"], "budget_threads": record["threads"],
+                    "budget_machine": record["machine"].split(";")[0]}
+        for p in values["points"]:
+            k = f"budget_{p['minutes']}min"
+            numbers |= {f"{k}_updates": p["step"], f"{k}_minutes": round(p["train_seconds"] / 60, 1),
+                        f"{k}_val_bleu": round(p["val_bleu"], 1), f"{k}_test_bleu": round(p["test_2016_flickr_bleu"], 1)}
+    for path in sorted((results / "gpu").glob("multi30k-*_seed*.json")):
+        v = read_results(path)["values"]
+        k = f"gpu_{_key(v['configuration'])}"
+        numbers |= {f"{k}_test_bleu": round(v["test_2016_flickr_bleu"], 1), f"{k}_val_bleu": round(v["val_bleu"], 1),
+                    f"{k}_minutes": round(v["train_and_eval_seconds"] / 60, 1),
+                    f"{k}_tokens_per_s": round(v["tokens_per_s"], -2),
+                    f"{k}_mfu_percent": round(100 * v["mfu"], 1) if v["mfu"] else None}
+    return numbers

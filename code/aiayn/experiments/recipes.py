@@ -22,7 +22,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from .record import REPOSITORY, Recorder
+from ..train.configs import RunConfig
+from .record import REPOSITORY, Recorder, read_results
 from .recipe_runs import decode_split, train_with_cli
 from .recipe_table import recipe_table
 from . import budget
@@ -92,8 +93,10 @@ def test(names, seeds, results: Path, runs: Path, data_dir=None):
             if not (out / "averaged.pt").is_file():
                 raise FileNotFoundError(f"{out}/averaged.pt is missing: run `rank --candidates {name} "
                                         f"--seeds {seed}` first (checkpoints are not committed)")
+            ranked = results / "rank" / f"{name}_seed{seed}.json"
+            run = RunConfig(**read_results(ranked)["values"]["config"])  # its beam, alpha, test slice
             with Recorder() as rec:
-                scores = decode_split(out / "averaged.pt", "test_2016_flickr", data_dir)
+                scores = decode_split(out / "averaged.pt", "test_2016_flickr", data_dir, run)
             rec.write(results / "test" / f"{name}_seed{seed}.json", {"candidate": name, "seed": seed, **scores})
 
 

@@ -1,0 +1,156 @@
+"""The GPU part of the Multi30k recipe in one command, for a bare CUDA machine with PyTorch.
+
+    bash tools/gpu_run.sh                       # installs what is missing, then runs this
+    python -m aiayn.experiments.gpu --out OUT   # every stage; or --stages small base ...
+    python -m aiayn.experiments.gpu --device cpu --tiny --out /tmp/dry   # a dry run, seconds
+
+Stages (each under ten minutes on one H100; ``--stages`` picks some):
+  machine     the GPU, its precision (bf16 or fp16 + scaler) and a bf16 8192^3 matmul rate
+  bench       our training step against torch.nn.Transformer of the same shape (tokens/s,
+              MFU), for the recommended GPU configuration and for multi30k-gpu
+  small base  train the recommended GPU configuration, then multi30k-gpu (the base model):
+              validation and test BLEU, training + evaluation time, tokens/s, MFU
+  notebook-en notebook-zh
+              execute chapters/{en,zh}/training_multi30k.ipynb in place (needs nbclient,
+              ipykernel, myst-nb: tools/gpu_run.sh brings them as wheels)
+
+Results go to results/gpu/*.json (``record.Recorder``: command, commit, machine, seconds) and
+are copied, with the executed notebooks and a log, to --out. ``--tiny`` swaps every
+configuration for a few updates of a small model on a 400-pair slice: it checks the wiring.
+"""
+
+import argparse
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from ..data.batching import encode_pairs, token_batches
+from ..data.multi30k import load_split
+from ..train.checkpoint import load_checkpoint
+from ..data.tokenizer import SubwordTokenizer
+from .mfu import epoch_flops, measured_matmul_tflops, peak_bf16_tflops
+from .record import REPOSITORY, Recorder
+from .recipe_runs import decode_split, run_config, train_with_cli
+from ..train.trainer import choose_precision, native_bf16
+
+RESULTS = REPOSITORY / "results" / "gpu"
+RECIPES = {"small": "multi30k-small", "base": "multi30k-gpu"}  # stage -> configuration
+TINY = {"vocab_size": 300, "d_model": 32, "num_heads": 2, "num_layers": 1, "d_ff": 64, "max_tokens": 400,
+        "max_steps": 4, "warmup_steps": 2, "eval_every": 2, "checkpoint_every": 2, "average_last": 2,
+        "max_train_pairs": 400, "max_test_pairs": 8}
+STAGES = ("machine", "bench", "small", "base", "notebook-en", "notebook-zh")
+
+
+def machine_stage(device: str, tiny: bool) -> dict:
+    dev = torch.device(device)
+    values = {"device": device, "precision": choose_precision(device, None, native_bf16(dev)),
+              "torch": torch.__version__}
+    if device == "cuda":
+        values |= {"gpu": torch.cuda.get_device_name(), "capability": list(torch.cuda.get_device_capability()),
+                   "peak_bf16_tflops": peak_bf16_tflops(),
+                   "matmul_bf16_tflops": measured_matmul_tflops(1024 if tiny else 8192)}
+    return values
+
+
+def bench_stage(device: str, tiny: bool, results: Path) -> list[Path]:
+    written = []
+    for config in (["multi30k-tiny"] if tiny else list(RECIPES.values())):
+        path = results / f"bench_{config}.json"
+        steps = ["--steps", "1", "--warmup", "1"] if tiny else ["--steps", "20", "--warmup", "5"]
+        subprocess.run([sys.executable, str(REPOSITORY / "benchmarks" / "bench_training.py"), "--config", config,
+                        "--device", device, "--json", str(path), *steps], check=True)
+        written.append(path)
+    return written
+
+
+def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path, data_dir) -> Path:
+    """Trains one configuration with aiayn-train, scores its averaged model on val and test."""
+    config = RECIPES[stage]
+    changes = TINY if tiny else {}
+    run = run_config(config, changes)
+    out = runs / config
+    shutil.rmtree(out, ignore_errors=True)  # a fresh run, never a resumed one
+    with Recorder() as rec:
+        start = time.perf_counter()
+        trained = train_with_cli(config, changes, run.seed, out, data_dir, device=device)
+        scores = {}
+        for split in ("val", "test_2016_flickr"):
+            scores |= decode_split(out / "averaged.pt", split, data_dir, run, device=device)
+        total = time.perf_counter() - start
+    values = {"configuration": config, **trained["values"], **scores, "train_and_eval_seconds": total}
+    values |= mfu_values(run, out, trained["values"], device, data_dir)
+    path = results / f"{config}_seed{run.seed}.json"
+    rec.write(path, values)
+    print(f"{config}: val BLEU {scores['val_bleu']:.2f}, test_2016_flickr BLEU {scores['test_2016_flickr_bleu']:.2f}, "
+          f"training + evaluation {total / 60:.1f} min")
+    return path
+
+
+def mfu_values(run, out: Path, trained: dict, device: str, data_dir) -> dict:
+    """Model FLOPs per second of the whole training (epoch-mean FLOPs per update), and MFU."""
+    en, de = load_split("train", data_dir)
+    en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
+    tokenizer = SubwordTokenizer.from_str(load_checkpoint(out / "averaged.pt")["metadata"]["tokenizer"])
+    batches = token_batches(encode_pairs(tokenizer, en, de, run.max_len), run.max_tokens, True, run.seed)
+    config = run.model_config(tokenizer.vocab_size)
+    tflops = epoch_flops(config, batches) * trained["steps"] / trained["train_seconds"] / 1e12
+    peak = peak_bf16_tflops() if device == "cuda" else None
+    return {"model_tflops_per_s": tflops, "peak_bf16_tflops": peak, "mfu": tflops / peak if peak else None}
+
+
+def notebook_stage(notebook: Path, out: Path) -> Path:
+    """Executes ``notebook`` in place (tools/execute_notebooks.py: a fresh kernel, its folder as
+    working directory) and copies it to ``out`` as <name>.<language folder>.ipynb."""
+    subprocess.run([sys.executable, str(REPOSITORY / "tools" / "execute_notebooks.py"), str(notebook)], check=True)
+    copy = out / f"{notebook.stem}.{notebook.parent.name}.ipynb"  # flat: out/ holds no folders
+    shutil.copyfile(notebook, copy)
+    return copy
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m aiayn.experiments.gpu", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[2:3]))
+    p.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES), metavar="STAGE",
+                   help=f"some of {', '.join(STAGES)} (default: all, in this order)")
+    p.add_argument("--out", type=Path, required=True, help="folder for copies of the results and notebooks")
+    p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    p.add_argument("--tiny", action="store_true", help="a few updates of a small model: checks the wiring")
+    p.add_argument("--results", type=Path, default=RESULTS, help=f"results folder (default {RESULTS})")
+    p.add_argument("--runs", type=Path, default=Path("runs") / "gpu", help="checkpoints (default runs/gpu)")
+    p.add_argument("--data-dir", help="folder holding multi30k/ (default: $AIAYN_DATA)")
+    args = p.parse_args(argv)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        p.error("no CUDA device is visible to PyTorch; --device cpu --tiny runs the dry run")
+    if args.device == "cpu" and not args.tiny:
+        p.error("--device cpu trains the GPU configurations for hours: add --tiny for the dry run")
+    args.out.mkdir(parents=True, exist_ok=True)
+    written = []
+    if "machine" in args.stages:
+        with Recorder() as rec:
+            values = machine_stage(args.device, args.tiny)
+        written.append(args.results / "machine.json")
+        rec.write(written[-1], values)
+        print("machine:", values)
+    if "bench" in args.stages:
+        written += bench_stage(args.device, args.tiny, args.results)
+    for stage in ("small", "base"):
+        if stage in args.stages:
+            written.append(recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir))
+    for path in written:
+        shutil.copyfile(path, args.out / path.name)
+    for lang in ("en", "zh"):
+        if f"notebook-{lang}" in args.stages:
+            if args.tiny:
+                print(f"notebook-{lang}: skipped under --tiny (a CPU run of the chapter takes minutes)")
+            else:
+                notebook_stage(REPOSITORY / "chapters" / lang / "training_multi30k.ipynb", args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
