@@ -39,6 +39,7 @@ PAPER_SECTIONS = {
     "positional_encoding": "§3.5",
     "residual_and_layer_norm": "§3.1, §5.4",
     "putting_it_together": "§3, Table 3",
+    "why_self_attention": "§4, Table 1",
     "copy_task": "§5.3, §5.4, §6.1",
     "training_multi30k": "§5, §6.1",
     "from_scratch": "§3",
