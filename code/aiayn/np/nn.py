@@ -109,6 +109,18 @@ class Module:
                                "call .train() before the forward pass, and backward once per call")
         return self._saved.pop()
 
+    def saved_nbytes(self) -> int:
+        """Bytes of the arrays this module and those below it keep for backward right now, each
+        array once (several modules often keep the same one; a view keeps its whole base)."""
+        arrays = {}
+        for module in self.modules():
+            for values in module.__dict__.get("_saved", []):
+                for value in values:
+                    if isinstance(value, np.ndarray):
+                        base = value if value.base is None else value.base
+                        arrays[id(base)] = base.nbytes
+        return sum(arrays.values())
+
     def add_grad(self, name: str, grad: np.ndarray) -> None:
         """Adds dLoss/d(self.<name>): gradients accumulate until ``zero_grad``, as in PyTorch."""
         grads = self.__dict__.setdefault("_grads", {})
@@ -152,11 +164,12 @@ class Linear(Module):
         """dL/dy (..., out) -> dL/dx (..., in). Every position used the same W and b, so their
         gradients are sums over positions: dL/dW = sum_n g_n x_n^T, dL/db = sum_n g_n."""
         (x,) = self.saved()
-        g, x = grad.reshape(-1, grad.shape[-1]), x.reshape(-1, x.shape[-1])  # positions as rows
-        self.add_grad("weight", g.T @ x)
+        # Positions as the rows of one matrix: one product each, not one per sentence.
+        g, x_rows = grad.reshape(-1, grad.shape[-1]), x.reshape(-1, x.shape[-1])
+        self.add_grad("weight", g.T @ x_rows)
         if self.bias is not None:
             self.add_grad("bias", g.sum(axis=0))
-        return grad @ self.weight
+        return (g @ self.weight).reshape(x.shape)
 
 
 class Dropout(Module):

@@ -1,0 +1,326 @@
+"""Graders of the chapter "Backpropagation by hand": the backward passes of the softmax, of
+LayerNorm and of scaled dot-product attention, in NumPy. Expected values come from PyTorch's
+autograd through the course's forward functions (float64) and from ``aiayn.np.backprop``, on
+random shapes with T_q != T_k and d_k != d_v; each classic slip is recognised by name."""
+
+import math
+
+import numpy as np
+import torch
+
+from ...np import attention as course
+from ...np import backprop
+from ...np.normalization import LayerNorm
+from ...pt import attention as course_pt
+from ..compare import expect_array, expect_close, expect_finite, expect_shape
+from ..core import CheckFailed, exercise, need
+from .scaled_dot_product_attention import all_masked_row, padding, random_qkv
+
+
+def autograd(forward, inputs, grad_out):
+    """The gradients of sum(forward(*inputs) * grad_out) with respect to every input."""
+    leaves = [torch.tensor(x, requires_grad=True) for x in inputs]
+    (forward(*leaves) * torch.from_numpy(grad_out)).sum().backward()
+    return [leaf.grad.numpy() for leaf in leaves]
+
+
+def row_sum(g, p, axis=-1):
+    return (g * p).sum(axis=axis, keepdims=True)
+
+
+# The softmax's backward -------------------------------------------------------------------
+sm = exercise("backpropagation/softmax_backward", "backpropagation/softmax_backward.py",
+              "the softmax's backward: dL/ds_j = p_j (g_j - sum_i g_i p_i), over the keys")
+
+DIAGONAL = ("you kept only the diagonal of the softmax's Jacobian, p_j (1 - p_j): every score of "
+            "a row moves every weight of that row (the off-diagonal entries -p_i p_j), so "
+            "dL/ds_j = p_j (g_j - sum_i g_i p_i)")
+NO_ROW_SUM = ("you returned p * g: that forgets that the weights of a row sum to 1, the "
+              "off-diagonal entries -p_i p_j of the Jacobian. Subtract the row sum: "
+              "p * (g - sum_i g_i p_i)")
+SUM_AXIS = ("your row sum runs over the queries (axis -2): the softmax normalises each query's "
+            "weights over the keys, so sum g * p over the LAST axis (axis=-1, keepdims=True)")
+SIGN = "check the sign of the row sum: dL/ds_j = p_j (g_j - sum_i g_i p_i), a minus"
+NO_P = ("you forgot the factor p_j in front: dL/ds_j = p_j (g_j - sum_i g_i p_i); without it, "
+        "blocked keys (p = 0) receive a gradient they cannot have")
+
+
+def softmax_mistakes(g, p):
+    found = [(p * (1 - p) * g, DIAGONAL), (p * g, NO_ROW_SUM), (p * (g + row_sum(g, p)), SIGN),
+             (g - row_sum(g, p), NO_P)]
+    if p.ndim > 1:  # a single row has no query axis to sum over by mistake
+        found.append((p * (g - row_sum(g, p, -2)), SUM_AXIS))
+    return found
+
+
+def random_scores(rng):
+    q, k, _ = random_qkv(rng)
+    return rng.standard_normal((*q.shape[:3], k.shape[2]))
+
+
+def call_softmax_backward(mod, g, p):
+    return need(mod, "softmax_backward")(g.copy(), p.copy())
+
+
+@sm.check("shape of the weights; equals autograd through the softmax over the keys")
+def _(mod, rng):
+    scores = random_scores(rng)
+    g, p = rng.standard_normal(scores.shape), course.masked_softmax(scores)
+    got = call_softmax_backward(mod, g, p)
+    expect_array(got, "numpy", "dL/d(scores)")
+    expect_shape(got, scores.shape, "dL/d(scores)", "one gradient per score: the weights' shape")
+    want = autograd(lambda s: torch.softmax(s, dim=-1), [scores], g)[0]
+    expect_close(got, want, "dL/d(scores)", "p * (g - (g * p).sum(axis=-1, keepdims=True))",
+                 softmax_mistakes(g, p))
+
+
+@sm.check("blocked keys get exactly 0; an all-masked row gets zeros, not NaN")
+def _(mod, rng):
+    scores = random_scores(rng)
+    mask = all_masked_row(rng, scores.shape[0], scores.shape[2], scores.shape[3])
+    g, p = rng.standard_normal(scores.shape), course.masked_softmax(scores, mask)
+    got = call_softmax_backward(mod, g, p)
+    expect_finite(got, "dL/d(scores)", "use only the weights: a blocked key has p = 0, and "
+                  "p * (...) is then exactly 0; no division, no log, no -inf is needed")
+    expect_close(got, backprop.masked_softmax_backward(g, p), "dL/d(scores)",
+                 "a blocked key's weight is 0 whatever its score: its gradient is 0",
+                 softmax_mistakes(g, p), atol=1e-12)
+
+
+@sm.check("agrees with central finite differences of the masked softmax")
+def _(mod, rng):
+    scores = random_scores(rng)
+    mask = padding(rng, scores.shape[0], scores.shape[-1])
+    g = rng.standard_normal(scores.shape)
+    got = call_softmax_backward(mod, g, course.masked_softmax(scores, mask))
+    h, numeric = 1e-6, np.zeros(scores.shape)
+    for flat in rng.choice(scores.size, size=8, replace=False):
+        i = np.unravel_index(flat, scores.shape)
+        up, down = scores.copy(), scores.copy()
+        up[i] += h
+        down[i] -= h
+        numeric[i] = ((course.masked_softmax(up, mask) - course.masked_softmax(down, mask)) * g).sum() / (2 * h)
+        if abs(got[i] - numeric[i]) > 1e-6:
+            raise CheckFailed(f"dL/ds{list(map(int, i))} = {numeric[i]:.6f} (finite differences)",
+                              f"{got[i]:.6f}", "change one score by ±1e-6 and watch the loss: "
+                              "its slope is the gradient your formula must give")
+
+
+@sm.check("works for any number of leading axes, e.g. one row (T_k,)")
+def _(mod, rng):
+    scores = rng.standard_normal(int(rng.integers(3, 8)))
+    g, p = rng.standard_normal(scores.shape), course.masked_softmax(scores)
+    expect_close(call_softmax_backward(mod, g, p), backprop.masked_softmax_backward(g, p),
+                 "dL/d(scores) of a single row", "use axis=-1 with keepdims=True, not a fixed "
+                 "axis number", softmax_mistakes(g, p))
+
+
+# LayerNorm's backward ---------------------------------------------------------------------
+ln = exercise("backpropagation/layer_norm_backward", "backpropagation/layer_norm_backward.py",
+              "LayerNorm's backward: the direct path, the mean's path and the variance's path")
+
+NO_STATS = ("you treated the mean and the variance as constants (grad_x = g * weight / sigma): "
+            "both depend on every x of the row, so subtract the mean's path, mean(g), and the "
+            "variance's path, x_hat * mean(g * x_hat), before dividing by sigma")
+NO_VARIANCE = ("you forgot the variance's path: the variance also depends on x; subtract "
+               "x_hat * mean(g * x_hat) too")
+NO_MEAN = ("you forgot the mean's path: the mean also depends on x; subtract mean(g) too")
+NO_WEIGHT = ("the gradient reaching x_hat is dL/dy * weight (y = x_hat * weight + bias): you "
+             "left out the weight")
+WEIGHT_NO_X_HAT = ("grad_weight is the sum of dL/dy * x_hat (the weight multiplies x_hat), not "
+                   "of dL/dy alone: that is grad_bias")
+WEIGHT_X = ("grad_weight is the sum of dL/dy * x_hat, the NORMALISED input: the weight "
+            "multiplies x_hat, not x")
+
+
+def layer_norm_setup(rng, scale=1.0, ndim=3):
+    B, T = int(rng.integers(2, 5)), int(rng.integers(5, 9))
+    d = T + int(rng.integers(2, 6))  # B != T != d
+    shape = (B, T, d) if ndim == 3 else (T, d)
+    x = (rng.standard_normal(shape) + rng.standard_normal((*shape[:-1], 1))) * scale
+    norm = LayerNorm(d)
+    norm.weight, norm.bias = 1.0 + 0.5 * rng.standard_normal(d), rng.standard_normal(d)
+    return x, norm, rng.standard_normal(shape)
+
+
+def layer_norm_reference(x, norm, grad_y):
+    """The course's LayerNorm, forward then backward: (grad_x, grad_weight, grad_bias)."""
+    norm.train()
+    norm.zero_grad()
+    norm(x)
+    grad_x = norm.backward(grad_y)
+    grads = norm.gradients()
+    norm.eval()
+    return grad_x, grads["weight"], grads["bias"]
+
+
+def layer_norm_mistakes(x, norm, grad_y):
+    sigma = np.sqrt(x.var(axis=-1, keepdims=True) + norm.eps)
+    x_hat = (x - x.mean(axis=-1, keepdims=True)) / sigma
+    g = grad_y * norm.weight
+
+    def paths(g, mean=True, variance=True):
+        return (g - (g.mean(-1, keepdims=True) if mean else 0)
+                - (x_hat * (g * x_hat).mean(-1, keepdims=True) if variance else 0)) / sigma
+    return [(paths(g, False, False), NO_STATS), (paths(g, mean=False), NO_MEAN),
+            (paths(g, variance=False), NO_VARIANCE), (paths(grad_y), NO_WEIGHT)]
+
+
+def call_layer_norm_backward(mod, x, norm, grad_y):
+    result = need(mod, "layer_norm_backward")(grad_y.copy(), x.copy(), norm.weight.copy(), norm.eps)
+    if not (isinstance(result, tuple) and len(result) == 3):
+        raise CheckFailed("a triple (grad_x, grad_weight, grad_bias)", f"{type(result).__name__}",
+                          "return grad_x, grad_weight, grad_bias")
+    return result
+
+
+@ln.check("grad_x equals autograd through LayerNorm (random weight and bias)")
+def _(mod, rng):
+    x, norm, grad_y = layer_norm_setup(rng)
+    grad_x = call_layer_norm_backward(mod, x, norm, grad_y)[0]
+    expect_array(grad_x, "numpy", "grad_x")
+    expect_shape(grad_x, x.shape, "grad_x", "one gradient per input value: the shape of x")
+    want = autograd(lambda t: torch.nn.functional.layer_norm(
+        t, (x.shape[-1],), torch.from_numpy(norm.weight), torch.from_numpy(norm.bias), norm.eps),
+        [x], grad_y)[0]
+    expect_close(grad_x, want, "grad_x", "(g - mean(g) - x_hat * mean(g * x_hat)) / sigma with "
+                 "g = grad_y * weight, sigma = sqrt(var + eps), means over the last axis",
+                 layer_norm_mistakes(x, norm, grad_y))
+
+
+@ln.check("grad_weight = sum of dL/dy * x_hat, grad_bias = sum of dL/dy, over every position")
+def _(mod, rng):
+    x, norm, grad_y = layer_norm_setup(rng)
+    _, grad_weight, grad_bias = call_layer_norm_backward(mod, x, norm, grad_y)
+    _, want_weight, want_bias = layer_norm_reference(x, norm, grad_y)
+    hint = ("the same weight and bias serve every position: sum over all leading axes, "
+            "axis=tuple(range(x.ndim - 1)), leaving (d_model,)")
+    for name, got in (("grad_weight", grad_weight), ("grad_bias", grad_bias)):
+        expect_array(got, "numpy", name)
+        expect_shape(got, want_weight.shape, name, hint)
+    expect_close(grad_bias, want_bias, "grad_bias", "the bias is added to every position: "
+                 "grad_bias = grad_y summed over all positions")
+    expect_close(grad_weight, want_weight, "grad_weight", "grad_weight = (grad_y * x_hat) summed "
+                 "over all positions", [(want_bias, WEIGHT_NO_X_HAT),
+                                        ((grad_y * x).sum(axis=(0, 1)), WEIGHT_X)])
+
+
+@ln.check("small activations (std ~ 1e-3): sigma = sqrt(var + eps), eps inside the root")
+def _(mod, rng):
+    x, norm, grad_y = layer_norm_setup(rng, scale=1e-3)
+    want = layer_norm_reference(x, norm, grad_y)[0]
+    expect_close(call_layer_norm_backward(mod, x, norm, grad_y)[0], want, "grad_x",
+                 "divide by the forward pass's sqrt(var + eps), not by (std + eps) nor by std "
+                 "alone: for tiny activations eps is not negligible", layer_norm_mistakes(x, norm, grad_y),
+                 atol=1e-6, rtol=1e-6)
+
+
+@ln.check("works for a 2-D input (T, d_model)")
+def _(mod, rng):
+    x, norm, grad_y = layer_norm_setup(rng, ndim=2)
+    got = call_layer_norm_backward(mod, x, norm, grad_y)
+    want = layer_norm_reference(x, norm, grad_y)
+    for name, g, w in zip(("grad_x", "grad_weight", "grad_bias"), got, want):
+        expect_close(g, w, name, "use axis=-1 for the statistics and sum the parameter "
+                     "gradients over tuple(range(x.ndim - 1)), not over fixed axes")
+
+
+# Attention's backward ---------------------------------------------------------------------
+at = exercise("backpropagation/attention_backward", "backpropagation/attention_backward.py",
+              "attention's backward: dV, dP, dS (the softmax), then dQ and dK with 1/√d_k")
+
+NO_SCALE = ("you left out the 1/sqrt(d_k): the scores are Q K^T / sqrt(d_k), so dQ = dS K / "
+            "sqrt(d_k) and dK = dS^T Q / sqrt(d_k) (√d_k); yours are sqrt(d_k) times too large")
+BY_D_K = ("you divided by d_k: the forward pass scales by 1/sqrt(d_k) (√d_k), and so does "
+          "its backward")
+SKIPS_SOFTMAX = ("you used dP as if it were dS: between the scores and the weights stands the "
+                 "softmax, whose backward is dS = P * (dP - (dP * P).sum(-1, keepdims=True))")
+ATT_DIAGONAL = ("your softmax backward keeps only the Jacobian's diagonal, P (1 - P) dP: "
+                "every score of a row moves every weight of the row; subtract the row sum, "
+                "dS = P * (dP - (dP * P).sum(-1, keepdims=True))")
+
+
+def attention_mistakes(grad_out, q, k, v, weights, which):
+    """What the classic slips give for grad_q (which=0) or grad_k (which=1)."""
+    grad_weights = grad_out @ np.swapaxes(v, -1, -2)
+    exact = backprop.masked_softmax_backward(grad_weights, weights)
+    d_k = q.shape[-1]
+
+    def q_and_k(grad_scores, scale):
+        return (grad_scores @ k * scale, np.swapaxes(grad_scores, -1, -2) @ q * scale)[which]
+    return [(q_and_k(exact, 1.0), NO_SCALE), (q_and_k(exact, 1.0 / d_k), BY_D_K),
+            (q_and_k(grad_weights, 1.0 / math.sqrt(d_k)), SKIPS_SOFTMAX),
+            (q_and_k(weights * (1 - weights) * grad_weights, 1.0 / math.sqrt(d_k)), ATT_DIAGONAL)]
+
+
+def attention_inputs(rng, masked=False):
+    """(grad_out, q, k, v, weights), and the mask (one query of batch 0 blocked entirely)."""
+    q, k, v = random_qkv(rng)
+    mask = all_masked_row(rng, q.shape[0], q.shape[2], k.shape[2]) if masked else None
+    _, weights = course.scaled_dot_product_attention(q, k, v, mask)
+    return (rng.standard_normal((*q.shape[:3], v.shape[-1])), q, k, v, weights), mask
+
+
+def call_attention_backward(mod, grad_out, q, k, v, weights):
+    result = need(mod, "attention_backward")(grad_out.copy(), q.copy(), k.copy(), v.copy(),
+                                             weights.copy())
+    if not (isinstance(result, tuple) and len(result) == 3):
+        raise CheckFailed("a triple (grad_q, grad_k, grad_v)", f"{type(result).__name__}",
+                          "return grad_q, grad_k, grad_v")
+    return result
+
+
+def attention_autograd(grad_out, q, k, v, mask=None):
+    mask = None if mask is None else torch.from_numpy(mask)
+    return autograd(lambda q, k, v: course_pt.scaled_dot_product_attention(q, k, v, mask)[0],
+                    [q, k, v], grad_out)
+
+
+@at.check("returns (grad_q, grad_k, grad_v) shaped like q, k, v (T_q != T_k, d_k != d_v)")
+def _(mod, rng):
+    inputs, _ = attention_inputs(rng)
+    got = call_attention_backward(mod, *inputs)
+    hints = {"grad_q": "dQ = dS K / sqrt(d_k): (T_q, T_k) @ (T_k, d_k)",
+             "grad_k": "dK = dS^T Q / sqrt(d_k): transpose dS, (T_k, T_q) @ (T_q, d_k)",
+             "grad_v": "dV = P^T dO: transpose the weights, (T_k, T_q) @ (T_q, d_v)"}
+    for (name, hint), g, x in zip(hints.items(), got, inputs[1:4]):
+        expect_array(g, "numpy", name)
+        expect_shape(g, x.shape, name, hint)
+
+
+@at.check("grad_v = P^T dL/d(out)")
+def _(mod, rng):
+    inputs, _ = attention_inputs(rng)
+    want = attention_autograd(*inputs[:4])[2]
+    expect_close(call_attention_backward(mod, *inputs)[2], want, "grad_v", "out = P V, so "
+                 "dV = P^T dO: np.swapaxes(weights, -1, -2) @ grad_out")
+
+
+@at.check("grad_q equals autograd: dQ = dS K / √d_k")
+def _(mod, rng):
+    inputs, _ = attention_inputs(rng)
+    want = attention_autograd(*inputs[:4])[0]
+    expect_close(call_attention_backward(mod, *inputs)[0], want, "grad_q", "dP = dO V^T, "
+                 "dS = P * (dP - row sum of dP * P), dQ = dS K / sqrt(d_k)",
+                 attention_mistakes(*inputs, which=0))
+
+
+@at.check("grad_k equals autograd: dK = dS^T Q / √d_k")
+def _(mod, rng):
+    inputs, _ = attention_inputs(rng)
+    want = attention_autograd(*inputs[:4])[1]
+    expect_close(call_attention_backward(mod, *inputs)[1], want, "grad_k", "dK = dS^T Q / "
+                 "sqrt(d_k): the keys' gradient sums over the queries",
+                 attention_mistakes(*inputs, which=1))
+
+
+@at.check("masked keys get no gradient; an all-masked query gets zeros, not NaN")
+def _(mod, rng):
+    inputs, mask = attention_inputs(rng, masked=True)
+    got = call_attention_backward(mod, *inputs)
+    want = attention_autograd(*inputs[:4], mask)
+    hint = ("work from the weights alone: a blocked key has weight 0, so P^T dO and "
+            "P * (dP - ...) give it exactly 0, and an all-masked row stays 0")
+    for name, g, w in zip(("grad_q", "grad_k", "grad_v"), got, want):
+        expect_finite(g, name, hint)
+        expect_close(g, w, name, hint, atol=1e-10)
