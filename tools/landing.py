@@ -43,6 +43,7 @@ PAPER_SECTIONS = {
     "copy_task": "§5.3, §5.4, §6.1",
     "training_multi30k": "§5, §6.1",
     "from_scratch": "§3",
+    "backpropagation": "§3, §5.3, §5.4",
     "common_mistakes": "§3",
 }
 
