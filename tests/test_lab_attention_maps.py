@@ -1,0 +1,148 @@
+"""aiayn.lab.attention_maps: the hooks collect exactly the weights each attention module computes,
+and every statistic gives the known answer on attention patterns built by hand."""
+
+import math
+
+import pytest
+import torch
+
+from aiayn.config import TransformerConfig
+from aiayn.data.tokenizer import SubwordTokenizer
+from aiayn.lab.attention_maps import (OFFSETS, collect, diagonal_targets, entropy, labels,
+                                      statistics, teacher_forced)
+from aiayn.pt.masks import padding_mask, target_mask
+from aiayn.pt.model import Transformer
+
+SENTENCES = ["a dog runs on the beach .", "two men play music", "a girl in a red coat",
+             "ein hund rennt am strand .", "zwei männer spielen musik", "ein mädchen im roten mantel"]
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return SubwordTokenizer.train(SENTENCES * 3, 60)
+
+
+@pytest.fixture(scope="module")
+def model(tokenizer):
+    torch.manual_seed(0)
+    config = TransformerConfig(tokenizer.vocab_size, tokenizer.vocab_size, d_model=16, num_heads=2,
+                               num_layers=2, d_ff=32, share_embeddings=True)
+    return Transformer(config).train()  # in training mode: collect must switch dropout off
+
+
+def test_teacher_forced_shifts_the_target_by_one(tokenizer):
+    src, tgt_in, tgt_out = teacher_forced(tokenizer, SENTENCES[:3], SENTENCES[3:])
+    assert src.shape[0] == tgt_in.shape[0] == 3 and tgt_in.shape == tgt_out.shape
+    read = tgt_in[:, 1:] != 0  # position i predicts what position i + 1 reads
+    assert torch.equal(tgt_in[:, 1:][read], tgt_out[:, :-1][read])
+    assert ((tgt_out == 2).sum(1) == 1).all() and torch.equal(tgt_in != 0, tgt_out != 0)
+    assert labels(tokenizer, src[1])[-1] == "</s>" and labels(tokenizer, tgt_in[1])[0] == "<s>"
+
+
+def test_collect_returns_each_modules_own_weights_and_leaves_the_model_as_it_was(tokenizer, model):
+    src, tgt_in, _ = teacher_forced(tokenizer, SENTENCES[:3], SENTENCES[3:])
+    att = collect(model, src, tgt_in)
+    assert model.training and not any(m._forward_hooks for m in model.modules())
+    assert [len(att.encoder), len(att.decoder), len(att.cross)] == [2, 2, 2]
+    B, S, T = src.shape[0], src.shape[1], tgt_in.shape[1]
+    assert att.encoder[0].shape == (B, 2, S, S) and att.decoder[1].shape == (B, 2, T, T)
+    assert att.cross[1].shape == (B, 2, T, S)
+    model.eval()
+    with torch.no_grad():  # recompute layer 0 by hand: the same numbers
+        src_mask = padding_mask(src, 0)
+        x = model.dropout(model.pos(model.src_embed(src)))
+        _, w = model.encoder.layers[0].self_attn(x, x, x, src_mask)
+        memory = model.encode(src, src_mask)
+        y = model.pos(model.tgt_embed(tgt_in))
+        tgt_mask = target_mask(tgt_in, 0)
+        layer = model.decoder.layers[0]
+        h = layer.norm1(y + layer.self_attn(y, y, y, tgt_mask)[0])
+        _, w_cross = layer.cross_attn(h, memory, memory, src_mask)
+    model.train()
+    assert torch.equal(att.encoder[0], w) and torch.allclose(att.cross[0], w_cross)
+    assert torch.all(att.cross[0][..., (src == 0)[0]] == 0)  # no weight on padded source keys
+
+
+def test_entropy_is_one_for_uniform_and_zero_for_one_hot():
+    keys = torch.tensor([True, True, True, True, False])
+    uniform = torch.tensor([0.25, 0.25, 0.25, 0.25, 0.0])
+    one_hot = torch.tensor([0.0, 1.0, 0.0, 0.0, 0.0])
+    e = entropy(torch.stack([uniform, one_hot])[None, None], keys)
+    assert torch.allclose(e, torch.tensor([[[1.0, 0.0]]], dtype=torch.float64))
+    assert entropy(one_hot[None, None, None], torch.tensor([False, True, False, False, False])).isnan().all()
+
+
+def test_diagonal_targets_run_corner_to_corner():
+    d = diagonal_targets(torch.tensor([5, 3]), torch.tensor([5, 5]), 5)
+    assert d.tolist() == [[0, 1, 2, 3, 4], [0, 0, 1, 2, 2]]
+
+
+class Scripted(torch.nn.Module):
+    """A stand-in model whose attention modules return weights we choose."""
+
+    def __init__(self, cross, encoder):
+        super().__init__()
+        self.encoder, self.decoder = torch.nn.Module(), torch.nn.Module()
+        self.encoder.layers = torch.nn.ModuleList([Layer(encoder)])
+        self.decoder.layers = torch.nn.ModuleList([Layer(None, cross)])
+        self.config = TransformerConfig(10, 10)
+
+    def encode(self, src, src_mask):
+        for layer in self.encoder.layers:
+            layer.self_attn(src.shape)
+        return src
+
+    def decode(self, tgt_in, memory, src_mask):
+        for layer in self.decoder.layers:
+            layer.self_attn(tgt_in.shape, causal=True)
+            layer.cross_attn(tgt_in.shape)
+
+
+class Fixed(torch.nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.weights = weights
+
+    def forward(self, shape, causal=False):
+        if self.weights is None:  # uniform over the visible keys
+            w = torch.ones(shape[0], 2, shape[1], shape[1])
+            w = w.tril() if causal else w
+            return None, w / w.sum(-1, keepdim=True)
+        return None, self.weights
+
+
+class Layer(torch.nn.Module):
+    def __init__(self, self_weights, cross=None):
+        super().__init__()
+        self.self_attn, self.cross_attn = Fixed(self_weights), Fixed(cross)
+
+
+def test_statistics_on_hand_made_patterns():
+    S = T = 6
+    src = tgt = torch.arange(1, S + 1)[None].repeat(2, 1)  # two pairs, no padding
+    eye, flipped = torch.eye(S), torch.eye(S).flip(-1)
+    cross = torch.stack([torch.stack([eye, flipped])] * 2)  # head 0 diagonal, head 1 anti-diagonal
+    previous = torch.diag(torch.ones(S - 1), -1)
+    previous[0, S - 1] = 1.0  # position 0 has no previous word: it looks at the final </s>
+    encoder = torch.stack([torch.stack([eye, previous])] * 2)
+    stats = statistics(Scripted(cross, encoder), src, tgt, width=0)
+    assert stats["diagonal"][0, 0] == 1.0 and stats["diagonal"][0, 1] == pytest.approx(0.0)
+    assert stats["chance"] == pytest.approx(1 / S)
+    assert stats["monotone"].shape == (1,)
+    same, prev, nxt, eos, other = (OFFSETS.index(k) for k in ("same", "previous", "next", "</s>", "other"))
+    assert stats["offsets"][0, 0, same] == 1.0
+    assert stats["offsets"][0, 1, prev] == pytest.approx((S - 1) / S)
+    assert stats["offsets"][0, 1, eos] == pytest.approx(1 / S)
+    assert stats["entropy"]["encoder"][0].tolist() == [0.0, 0.0]
+    assert torch.allclose(stats["entropy"]["decoder"], torch.ones(1, 2, dtype=torch.float64))
+
+
+def test_statistics_of_a_real_model_are_in_range(tokenizer, model):
+    src, tgt_in, _ = teacher_forced(tokenizer, SENTENCES[:3] * 3, SENTENCES[3:] * 3)
+    stats = statistics(model, src, tgt_in, batch_size=4)
+    assert stats["diagonal"].shape == (2, 3) and stats["offsets"].shape == (2, 2, len(OFFSETS))
+    assert torch.allclose(stats["offsets"].sum(-1), torch.ones(2, 2, dtype=torch.float64))
+    for where in ("encoder", "decoder", "cross"):
+        assert stats["entropy"][where].shape == (2, 2)
+        assert ((stats["entropy"][where] > 0) & (stats["entropy"][where] <= 1 + 1e-9)).all()
+    assert 0 < stats["chance"] < 1 and math.isfinite(stats["chance"])
