@@ -44,6 +44,7 @@ PAPER_SECTIONS = {
     "training_multi30k": "§5, §6.1",
     "from_scratch": "§3",
     "backpropagation": "§3, §5.3, §5.4",
+    "fast_decoding": "§6.1",
     "common_mistakes": "§3",
 }
 

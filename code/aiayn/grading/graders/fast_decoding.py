@@ -1,0 +1,212 @@
+"""Grader of the chapter "Fast decoding": greedy decoding with a key-value cache. The reader's
+``decode_step`` is run token by token and compared with ``model.decode`` over the whole prefix
+(the uncached reference) on random float64 course models, Post-LN and Pre-LN, with d_k != d_v;
+three classic mistakes are recognised by recomputing them with the course's cache
+(``aiayn.pt.incremental``): every token at position 0, a cache that keeps only the newest key
+and value, and a Pre-LN stack without its final LayerNorm. ``greedy_decode`` must return
+``aiayn.pt.decoding.greedy_decode``'s ids and run the decoder on one new position per step."""
+
+import torch
+
+from ...config import TransformerConfig
+from ...data.specials import BOS_ID, EOS_ID
+from ...pt.attention import split_heads
+from ...pt.decoding import greedy_decode as course_greedy_decode
+from ...pt.incremental import IncrementalDecoder, decoder_layer_step, positional_rows
+from ...pt.masks import padding_mask
+from ...pt.model import Transformer
+from ..compare import expect_close, expect_equal, expect_shape
+from ..core import CheckFailed, exercise, need
+from ._modules import token_ids
+
+ex = exercise("fast_decoding/kv_cache", "fast_decoding/kv_cache.py",
+              "greedy decoding with a key-value cache: one new position per step, the same ids")
+TIGHT = dict(atol=1e-10, rtol=0.0)  # float64: the cache changes only the order of additions
+
+NO_OFFSET = ("this is what every token at position 0 gives: you forgot the position offset. "
+             "model.pos(x) adds the rows 0 .. T-1 of the table, right for a whole sequence but "
+             "not for one new token; the token at step t stands at position t: add "
+             "model.pos._table[position]")
+NO_APPEND = ("this is what a cache that keeps only the newest key and value gives: the new token "
+             "attends to itself alone. Append to the cache (torch.cat([cache['self_k'], k], "
+             "dim=2)) instead of replacing it")
+NO_FINAL_NORM = ("under Pre-LN the decoder stack ends with one more LayerNorm, "
+                 "model.decoder.norm (None under Post-LN): apply it to the last layer's output")
+
+
+def course_model(rng, norm_first: bool) -> Transformer:
+    """A small float64 course model, heads with d_k != d_v, untied output weights made so that
+    EOS is likely enough for the sentences of a batch to end at different steps."""
+    H, d_k = int(rng.integers(2, 4)), int(rng.integers(3, 6))
+    config = TransformerConfig(src_vocab_size=int(rng.integers(10, 14)), tgt_vocab_size=11,
+                               d_model=2 * int(rng.integers(5, 9)), num_heads=H, num_layers=2,
+                               d_ff=24, d_k=d_k, d_v=d_k + int(rng.integers(1, 3)), dropout=0.1,
+                               max_len=32, tie_output=False, norm_first=norm_first)
+    model = Transformer(config).double().eval()
+    with torch.no_grad():
+        model.out_proj.weight.mul_(3.0)
+        model.out_proj.weight[EOS_ID] += 0.5 * model.out_proj.weight.std()
+    return model
+
+
+def inputs(rng, model, B=3, T=6):
+    """A padded source batch, its memory and mask, and a target prefix without padding."""
+    c = model.config
+    src = token_ids(rng, B, int(rng.integers(4, 8)), c.src_vocab_size, c.pad_id)
+    src_mask = padding_mask(src, c.pad_id)
+    ys = torch.from_numpy(rng.integers(3, c.tgt_vocab_size, size=(B, T)))
+    ys[:, 0] = BOS_ID
+    with torch.no_grad():
+        return src, src_mask, model.encode(src, src_mask), ys
+
+
+def course_steps(model, ys, memory, src_mask, offset=True, append=True, final_norm=True):
+    """Hidden states (B, T, d_model) of ys decoded one token at a time with the course's cache,
+    or with one of the mistakes the hints name."""
+    cache = IncrementalDecoder(model, memory, src_mask).cache  # cross K, V; empty self K, V
+    out = []
+    with torch.no_grad():
+        for t in range(ys.shape[1]):
+            x = model.tgt_embed(ys[:, t:t + 1])
+            x = x + positional_rows(model.pos, t if offset else 0, 1).to(x.dtype)
+            for layer, c in zip(model.decoder.layers, cache):
+                if not append:
+                    c["self_k"], c["self_v"] = c["self_k"][:, :, :0], c["self_v"][:, :, :0]
+                x = decoder_layer_step(layer, x, c, None, src_mask)
+            norm = model.decoder.norm
+            out.append(x if norm is None or not final_norm else norm(x))
+    return torch.cat(out, dim=1)
+
+
+def reader_steps(mod, model, ys, memory, src_mask):
+    cache = need(mod, "start_cache")(model, memory)
+    with torch.no_grad():
+        out = [need(mod, "decode_step")(model, ys[:, t:t + 1], t, cache, src_mask)
+               for t in range(ys.shape[1])]
+    for t, h in enumerate(out):
+        expect_shape(h, (ys.shape[0], 1, model.config.d_model), f"decode_step's output at step {t}",
+                     "one new token in, its hidden state (B, 1, d_model) out")
+    return torch.cat(out, dim=1), cache
+
+
+@ex.check("start_cache: per layer, the encoder output's keys and values; empty self-attention ones")
+def _(mod, rng):
+    model = course_model(rng, norm_first=False)
+    _, _, memory, _ = inputs(rng, model)
+    with torch.no_grad():
+        cache = need(mod, "start_cache")(model, memory)
+    layers = model.decoder.layers
+    if not isinstance(cache, (list, tuple)) or len(cache) != len(layers):
+        raise CheckFailed(f"a list of {len(layers)} dicts, one per decoder layer",
+                          f"{type(cache).__name__}", "one dict per layer of model.decoder.layers")
+    for i, (layer, c) in enumerate(zip(layers, cache)):
+        c_attn, s_attn = layer.cross_attn, layer.self_attn
+        with torch.no_grad():
+            want = {name: split_heads(w(memory), c_attn.num_heads)
+                    for name, w in (("cross_k", c_attn.w_k), ("cross_v", c_attn.w_v))}
+            from_self = split_heads(s_attn.w_k(memory), s_attn.num_heads)
+        for name in ("cross_k", "cross_v"):
+            expect_close(c[name], want[name], f"layer {i}: {name}",
+                         f"split_heads(layer.cross_attn.w_{name[-1]}(memory), num_heads), "
+                         "(B, H, S, d)", [(from_self, "these are the decoder self-attention's "
+                                           "projections of memory: encoder-decoder keys and values "
+                                           "come from layer.cross_attn")], **TIGHT)
+        B, H = memory.shape[0], s_attn.num_heads
+        for name, w in (("self_k", s_attn.w_k), ("self_v", s_attn.w_v)):
+            expect_shape(c[name], (B, H, 0, w.out_features // H), f"layer {i}: {name}",
+                         "empty before the first step: (B, H, 0, d), e.g. "
+                         "split_heads(w_k(memory[:, :0]), num_heads)")
+
+
+@ex.check("decode_step on <s> (position 0) equals model.decode")
+def _(mod, rng):
+    model = course_model(rng, norm_first=False)
+    _, src_mask, memory, ys = inputs(rng, model, T=1)
+    got, _ = reader_steps(mod, model, ys, memory, src_mask)
+    with torch.no_grad():
+        want = model.decode(ys, memory, src_mask)
+    expect_close(got, want, "hidden state of <s>", "embed, add position 0's encoding, then every "
+                 "layer: self-attention over the cache, cross-attention over cross_k and cross_v "
+                 "with src_mask, the FFN, each wrapped by residual(...)", **TIGHT)
+
+
+@ex.check("decode_step, token after token, equals model.decode over the whole prefix (Post-LN)")
+def _(mod, rng):
+    model = course_model(rng, norm_first=False)
+    _, src_mask, memory, ys = inputs(rng, model)
+    got, _ = reader_steps(mod, model, ys, memory, src_mask)
+    with torch.no_grad():
+        want = model.decode(ys, memory, src_mask)
+    mistakes = [(course_steps(model, ys, memory, src_mask, offset=False), NO_OFFSET),
+                (course_steps(model, ys, memory, src_mask, append=False), NO_APPEND)]
+    expect_close(got, want, "hidden states, steps 0..5", "step t: the token at position t, "
+                 "attending to the keys and values of steps 0..t", mistakes, **TIGHT)
+
+
+@ex.check("the same under Pre-LN, the decoder's final LayerNorm included")
+def _(mod, rng):
+    model = course_model(rng, norm_first=True)
+    _, src_mask, memory, ys = inputs(rng, model)
+    got, _ = reader_steps(mod, model, ys, memory, src_mask)
+    with torch.no_grad():
+        want = model.decode(ys, memory, src_mask)
+    mistakes = [(course_steps(model, ys, memory, src_mask, final_norm=False), NO_FINAL_NORM),
+                (course_steps(model, ys, memory, src_mask, offset=False), NO_OFFSET),
+                (course_steps(model, ys, memory, src_mask, append=False), NO_APPEND)]
+    expect_close(got, want, "hidden states, steps 0..5 (Pre-LN)", "wrap each sub-layer with "
+                 "residual(x, sublayer, norm, layer.dropout, layer.norm_first): under Pre-LN the "
+                 "keys and values come from norm1(x), not from x", mistakes, **TIGHT)
+
+
+@ex.check("the cache grows by one position per step; the encoder-decoder keys and values stay")
+def _(mod, rng):
+    model = course_model(rng, norm_first=False)
+    _, src_mask, memory, ys = inputs(rng, model, T=4)
+    with torch.no_grad():
+        start = [{k: v.clone() for k, v in c.items()}
+                 for c in need(mod, "start_cache")(model, memory)]
+    _, cache = reader_steps(mod, model, ys, memory, src_mask)
+    (B, T), H = ys.shape, model.config.num_heads
+    for i, (before, after) in enumerate(zip(start, cache)):
+        for name in ("self_k", "self_v"):
+            expect_shape(after[name], (B, H, T, before[name].shape[-1]), f"layer {i}: {name} after "
+                         f"{T} steps", "append one position per step along dim 2 (the time axis "
+                         "of (B, H, T, d)), never drop or replace the earlier ones")
+        for name in ("cross_k", "cross_v"):
+            expect_close(after[name], before[name], f"layer {i}: {name} after {T} steps",
+                         "the encoder output does not change while decoding: leave them", **TIGHT)
+
+
+@ex.check("greedy_decode returns aiayn.pt's greedy_decode ids (padded batch, early EOS)")
+def _(mod, rng):
+    model = course_model(rng, norm_first=bool(rng.integers(0, 2)))
+    src, _, _, _ = inputs(rng, model, B=5)
+    want = course_greedy_decode(model, src, 12, BOS_ID, EOS_ID, use_cache=False)
+    got = need(mod, "greedy_decode")(model, src, 12, BOS_ID, EOS_ID)
+    hint = ("if a decode_step check above fails, fix that first: other hidden states pick "
+            "other tokens. Otherwise: feed decode_step the newest token, ys[:, -1:], at position "
+            "step; the next token is the argmax of model.out_proj(hidden[:, -1]); pad_id after a "
+            "sentence's EOS; stop when every sentence has produced EOS, or after max_len tokens")
+    expect_shape(got, tuple(want.shape), "ids", hint)
+    expect_equal(got, want, "ids", hint)
+
+
+@ex.check("greedy_decode runs the decoder on one new position per step")
+def _(mod, rng):
+    model = course_model(rng, norm_first=False)
+    with torch.no_grad():  # EOS never wins: every sentence runs the full max_len steps
+        model.out_proj.weight[EOS_ID] = -1e3 * model.out_proj.weight.abs().max()
+    src, _, _, _ = inputs(rng, model, B=2)
+    seen = []
+    hook = model.decoder.layers[0].ffn.register_forward_hook(
+        lambda module, args, out: seen.append(args[0].shape[0] * args[0].shape[1]))
+    try:
+        need(mod, "greedy_decode")(model, src, 8, BOS_ID, EOS_ID)
+    finally:
+        hook.remove()
+    if sum(seen) != 2 * 8:
+        raise CheckFailed("2 sentences x 8 steps = 16 positions through the decoder",
+                          f"{sum(seen)} positions", "each step decodes the newest token only "
+                          "(decode_step(model, ys[:, -1:], step, ...)); re-reading the prefix, "
+                          "model.decode(ys, ...), costs 1 + 2 + ... + 8 = 36 positions per "
+                          "sentence: what the cache is there to avoid")
