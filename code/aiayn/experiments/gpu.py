@@ -76,7 +76,7 @@ def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path,
     shutil.rmtree(out, ignore_errors=True)  # a fresh run, never a resumed one
     with Recorder() as rec:
         start = time.perf_counter()
-        trained = train_with_cli(config, changes, run.seed, out, data_dir, device=device)
+        trained = train_with_cli(config, changes, run.seed, out, data_dir, quiet=tiny, device=device)
         scores = {}
         for split in ("val", "test_2016_flickr"):
             scores |= decode_split(out / "averaged.pt", split, data_dir, run, device=device)

@@ -19,6 +19,7 @@ do not; each file records wall and CPU seconds next to them.
 
 import argparse
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -77,6 +78,7 @@ def rank(names, seeds, results: Path, runs: Path, data_dir=None, steps=None, ext
     for i, (name, seed) in enumerate(todo, 1):
         print(f"[{i}/{len(todo)}] {name}, seed {seed}", flush=True)
         out = run_folder(runs, name, seed)
+        shutil.rmtree(out, ignore_errors=True)  # an interrupted run's checkpoints must not be averaged in
         changes = candidate_changes(name, steps) | dict(kv.split("=", 1) for kv in extra)
         with Recorder() as rec:
             trained = train_with_cli("multi30k-cpu", changes, seed, out, data_dir)
