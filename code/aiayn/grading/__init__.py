@@ -8,7 +8,9 @@ Layout of one exercise (``<chapter>`` is the chapter notebook's file name):
 
 Graders compare the reader's code with the course's tested implementations (``aiayn.np``,
 ``aiayn.pt``) on fresh random inputs; ``tests/test_exercises.py`` proves every grader passes
-its reference solution and fails the untouched stub.
+its reference solution and fails the untouched stub. The reader's code runs in a child process
+(runner.py says what it may try and what then happens): a file that exits, crashes, hangs,
+prints a fake report or patches NumPy fails, and only a completed, passing run passes.
 """
 
 from __future__ import annotations
@@ -48,12 +50,13 @@ def select(target: str) -> list[Exercise]:
 
 
 def grade(targets, solutions: bool = False, path=None, seed: int | None = None,
-          out=None) -> bool:
+          out=None, time_limit: float | None = None) -> bool:
     """Grades and prints; True when every check of every selected exercise passes.
 
     ``targets``: an exercise id, a chapter, or a list of them. ``path`` grades that file
     instead of the stub (one exercise only). One seed serves the whole run; a fixed ``seed``
-    gives the same inputs and the same report every time (the notebooks use ``seed=0``)."""
+    gives the same inputs and the same report every time (the notebooks use ``seed=0``).
+    ``time_limit``: seconds one check may run (default ``runner.TIME_LIMIT_S``, 30)."""
     out = out or sys.stdout
     targets = [targets] if isinstance(targets, str) else list(targets)
     chosen = list(dict.fromkeys(ex.id for t in targets for ex in select(t)))
@@ -69,7 +72,7 @@ def grade(targets, solutions: bool = False, path=None, seed: int | None = None,
         except ValueError:  # a file outside the repository: show it as given
             shown = str(file)
         flags = " --solutions" if solutions else (f" --path {shown}" if path is not None else "")
-        results.append(run_exercise(ex, file, seed, shown))
+        results.append(run_exercise(ex, file, seed, shown, time_limit))
         print(format_result(results[-1], flags), end="\n\n", file=out)
     if len(results) > 1:
         print(f"{sum(r.passed for r in results)} of {len(results)} exercises passed", file=out)

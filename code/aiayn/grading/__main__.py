@@ -8,7 +8,8 @@
     python -m aiayn.grading --all --solutions                             # the reference files
     python -m aiayn.grading from_scratch/masks --path my_transformer.py   # another file
 
-Exit status 0 when everything selected passes, 1 otherwise, 2 for a usage error.
+Exit status 0 when everything selected passes, 1 otherwise (a check that failed, raised,
+exited, crashed or hung), 2 for a usage error, 130 when interrupted with Ctrl-C.
 """
 
 import argparse
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 
 from . import REGISTRY, exercise_path, grade, in_book_order, select
+from .runner import TIME_LIMIT_S
 
 
 def main(argv=None) -> int:
@@ -31,7 +33,11 @@ def main(argv=None) -> int:
                         help="grade the reference solutions in exercises/solutions/ instead")
     parser.add_argument("--path", type=Path, help="grade this file (one exercise only)")
     parser.add_argument("--seed", type=int, help="reuse the inputs of an earlier run")
+    parser.add_argument("--time-limit", type=float, default=TIME_LIMIT_S, metavar="SECONDS",
+                        help=f"stop a check that runs longer (default {TIME_LIMIT_S:g})")
     args = parser.parse_args(argv)
+    if not args.time_limit > 0:
+        parser.error(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
 
     if args.list:
         for ex in in_book_order():
@@ -55,7 +61,12 @@ def main(argv=None) -> int:
             parser.error("file not found: " + ", ".join(missing))
     elif not args.path.is_file():
         parser.error(f"file not found: {args.path}")
-    ok = grade(chosen, solutions=args.solutions, path=args.path, seed=args.seed)
+    try:
+        ok = grade(chosen, solutions=args.solutions, path=args.path, seed=args.seed,
+                   time_limit=args.time_limit)
+    except KeyboardInterrupt:
+        print("interrupted: grading stopped (nothing was graded as passed)", file=sys.stderr)
+        return 130
     return 0 if ok else 1
 
 

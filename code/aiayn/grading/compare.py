@@ -4,23 +4,37 @@ Every ``expect_*`` raises ``CheckFailed`` showing the expected and the received 
 place where they differ most. ``mistakes`` is a list of ``(value, hint)``: what a known wrong
 implementation would have returned on the same inputs, and what to tell a reader whose result
 matches it. That is how a grader recognises "forgot the scale" or "wrong axis" and says so.
+
+Every comparison that passes is also kept as evidence (``evidence.py``): the grader's parent
+process does it again on the plain arrays, with its own NumPy.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import evidence
 from .core import CheckFailed
+
+NUMBER_KINDS = "biufc"  # bool, signed and unsigned integers, floats, complex numbers
 
 
 def as_numpy(x) -> np.ndarray:
-    """NumPy view of an array or a tensor (detached, on the CPU)."""
+    """A plain NumPy array of numbers from an array or a tensor (detached, on the CPU). Anything
+    else fails the check: an array of Python objects, a generator, an object that only claims to
+    be an array; so no comparison runs methods the reader wrote (an ``__eq__`` that says yes)."""
+    given = type(x).__name__
     if hasattr(x, "detach"):
         x = x.detach().cpu()
         if x.dtype.is_floating_point:
             x = x.double()  # NumPy has no bfloat16; float64 shows every digit that matters
-        return x.numpy()
-    return np.asarray(x)
+        x = x.numpy()
+    x = np.asarray(x)  # an ndarray subclass becomes a plain ndarray (its methods are gone)
+    if type(x) is not np.ndarray or x.dtype.kind not in NUMBER_KINDS:
+        raise CheckFailed("numbers: a NumPy array or a torch.Tensor", f"{given} (as an array: "
+                          f"dtype {getattr(x, 'dtype', '?')})", "return an array or a tensor of "
+                          "numbers, not a list of objects, a generator or a class of your own")
+    return x
 
 
 def fmt(x, items: int = 6) -> str:
@@ -46,8 +60,10 @@ def expect_array(got, kind: str, what: str) -> None:
 
 
 def expect_shape(got, shape: tuple, what: str, hint: str) -> None:
-    if tuple(np.shape(got)) != tuple(shape):
-        raise CheckFailed(f"{what} of shape {tuple(shape)}", f"shape {shape_str(got)}", hint)
+    got_shape, want_shape = tuple(int(s) for s in np.shape(got)), tuple(int(s) for s in shape)
+    if got_shape != want_shape:
+        raise CheckFailed(f"{what} of shape {tuple(shape)}", f"shape {got_shape}", hint)
+    evidence.keep("shape", got_shape, want_shape, what, hint)
 
 
 def _close(a, b, atol, rtol) -> bool:
@@ -73,6 +89,7 @@ def expect_close(got, want, what: str, hint: str, mistakes=(), atol=1e-8, rtol=1
     if got.shape != want.shape:
         raise CheckFailed(f"{what} of shape {shape_str(want)}", f"shape {shape_str(got)}", hint)
     if _close(got, want, atol, rtol):
+        evidence.keep("close", got, want, float(atol), float(rtol), what, hint)
         return
     for value, mistake_hint in mistakes:
         if _close(got, as_numpy(value), atol, rtol):
@@ -101,3 +118,4 @@ def expect_finite(got, what: str, hint: str) -> None:
     if bad.any():
         idx = tuple(int(i[0]) for i in np.nonzero(bad))
         raise CheckFailed(f"finite {what}", f"{got[idx]} at index {list(idx)}", hint)
+    evidence.keep("finite", got, what, hint)

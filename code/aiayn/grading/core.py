@@ -22,6 +22,10 @@ class CheckFailed(Exception):
         super().__init__(f"expected {expected}; got {got}; hint: {hint}")
         self.expected, self.got, self.hint = expected, got, hint
 
+    def report(self) -> str:
+        """The lines of the report under a failed check."""
+        return f"expected: {self.expected}\ngot:      {self.got}\nhint:     {self.hint}"
+
 
 @dataclass
 class Check:

@@ -1,29 +1,77 @@
-"""Finding the reader's files, importing them, running the checks, and reporting.
+"""Finding the reader's files, grading them in a child process, and reporting.
 
 Each check gets its own generator, seeded from (run seed, check number), and PyTorch is
 seeded the same way: one printed seed reproduces the whole run, and a failing check sees the
 same inputs whether it runs alone or after the others.
+
+How a file is graded. This process never imports the reader's file. A child forked from it
+(``sandbox.Child``) imports the file, runs the checks in order and sends each verdict back as
+plain data; this process decides, and writes the report. Only a run in which every check
+came back PASS, and survived the parent's re-check, passes.
+
+Threat model: the reader's code is careless or hostile, but not written against this grader's
+own source. What it may do, and what the reader is told:
+
+- ``sys.exit(0)``, ``raise SystemExit`` / ``KeyboardInterrupt`` / any ``BaseException``, at
+  import or inside a check: caught in the child; ERROR naming it (sys.exit(0) is not a pass).
+- ``os._exit``, a signal, a crash, a C-stack overflow from deep recursion (plain deep recursion
+  is a RecursionError): the child dies; ERROR with its exit status or signal; the remaining
+  checks run in a fresh child.
+- Hang (endless loop, ``time.sleep``, ``input()``): stopped after the time limit (30 s per check,
+  ``time_limit=`` / ``--time-limit``) with everything in its process group; ERROR. stdin is
+  /dev/null, so ``input()`` fails at once.
+- Memory: the child's address space is limited to what the parent had mapped plus 4 GiB, so a
+  huge allocation is a MemoryError (ERROR), not a machine that swaps or an OOM kill elsewhere.
+- Output: the child's stdout and stderr go to an in-memory file; what a check printed is shown
+  under it as ``| `` lines, control characters escaped, 20 lines at most, so text that looks
+  like a report ("PASS", "result 9/9 checks passed") cannot pass for one. Past 16 MiB a write
+  fails (OSError: File too large): an endless print loop ends as an ERROR. The child's other
+  inherited file descriptors (the terminal behind this process's stdout, a notebook's sockets)
+  are closed. The verdicts, the report and the exit status come from this process only.
+- Values that lie (an ndarray subclass, an object whose ``__eq__`` or ``__array__`` says "equal",
+  an object array, a generator, NaN, a tensor that requires grad): comparisons run on plain
+  arrays of numbers (``compare.as_numpy``), so none of the reader's methods decide a comparison;
+  NaN equals nothing.
+- Replacing what the grader relies on (``np.allclose = ...``, ``torch.Tensor.allclose``, a
+  course function, a grader function, a ``__code__``): ``tamper.py`` fails a check that passed
+  if a watched function is no longer the same; and every ``expect_*`` comparison that passed
+  in the child is done again here on its plain arrays (``evidence.py``; messages are unpickled
+  with no class allowed, arrays rebuilt only from numbers).
+- Killing the parent (``os.kill(os.getppid(), ...)``): possible (same user), but a killed grader
+  exits with the signal's status, never 0; the child dies with it (PR_SET_PDEATHSIG).
+
+Not defended: code written against this grader can forge its child's messages (it runs in
+that process) and could as well import the course's implementation; the grader is a teaching
+aid, not an exam proctor. The child has the reader's permissions: it can write files, write to
+the terminal through /dev/tty, stop the parent (SIGSTOP), or start processes that leave its
+process group. A library function the watch does not list (a NumPy internal other than those
+``np.allclose`` calls, a method of ``nn.Linear``) can be replaced unnoticed where a grader
+compares without ``expect_*``. And fork copies only the calling thread: a lock that another
+thread of this process held at that moment (in a notebook, say) stays locked in the child, and
+a check that needs it times out; a timed-out check, never a hung grader.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import itertools
+import functools
+import importlib
+import re
 import secrets
 import sys
-import textwrap
-import traceback
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
+from . import evidence, sandbox, tamper
+from .child import OUTPUT_KEPT, grade_in_child, load_file
 from .core import CheckFailed, Exercise
+from .report import CheckResult, Result, clean, format_result, printed_lines  # noqa: F401
 
+TIME_LIMIT_S = 30.0  # per check: generous for the graders' small inputs on a busy machine
+MEMORY_LIMIT_BYTES = 4 << 30  # address space the child may add to what it inherits
+STATUSES = ("PASS", "FAIL", "TODO", "ERROR")
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # code/aiayn/grading -> repository root
-_module_ids = itertools.count()
 
 
 def exercises_dir() -> Path:
@@ -41,81 +89,62 @@ def exercise_path(exercise: Exercise, solutions: bool = False) -> Path:
     return (base / "solutions" if solutions else base) / exercise.file
 
 
-def load_file(path: Path):
-    """Imports a Python file as a fresh module (a new name each time: no stale caching)."""
-    name = f"_aiayn_exercise_{next(_module_ids)}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # classes and dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
 def load_exercise_file(file: str, solutions: bool = False):
     """``load_exercise_file("from_scratch/transformer.py", solutions=True)``: the module."""
     base = exercises_dir()
     return load_file((base / "solutions" if solutions else base) / file)
 
 
-@dataclass
-class CheckResult:
-    name: str
-    status: str  # "PASS", "FAIL", "TODO" (NotImplementedError) or "ERROR" (the code raised)
-    detail: str = ""
+def run_exercise(exercise: Exercise, path: Path, seed: int | None = None,
+                 shown_path: str | None = None, time_limit: float | None = None) -> Result:
+    """Grades the file at ``path`` against ``exercise``; ``seed=None`` draws a fresh seed.
+    ``time_limit``: seconds a check may run (default ``TIME_LIMIT_S``)."""
+    seed = secrets.randbelow(1_000_000) if seed is None else seed
+    path = Path(path).resolve()
+    shown = shown_path or str(path)
+    limits = sandbox.Limits(TIME_LIMIT_S if time_limit is None else time_limit, MEMORY_LIMIT_BYTES)
+    checks: list[CheckResult] = []
+    _import_what_children_imported()
+    with _one_thread():
+        while len(checks) < len(exercise.checks):  # a dead child is replaced, from the next check
+            results, imported = _grade_in_a_child(exercise, path, seed, len(checks), limits)
+            if not imported and not checks:  # one line, "the file imports", instead of checks
+                return Result(exercise, shown, seed, results)
+            checks += results
+    return Result(exercise, shown, seed, checks)
 
 
-@dataclass
-class Result:
-    exercise: Exercise
-    shown_path: str
-    seed: int
-    checks: list[CheckResult]
-
-    @property
-    def passed(self) -> bool:
-        return bool(self.checks) and all(c.status == "PASS" for c in self.checks)
-
-
-def _reader_frame(exc: BaseException, path: Path):
-    """The innermost traceback frame in the reader's file, if any."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
-    return frames[-1] if frames else None
-
-
-def _qualname(exc: BaseException) -> str:
-    tb = exc.__traceback__
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb.tb_frame.f_code.co_qualname
-
-
-def _run_check(check, module, rng, path: Path) -> CheckResult:
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")  # a NaN is reported by the check, not as a warning
-            check.run(module, rng)
-    except CheckFailed as e:
-        detail = (f"expected: {e.expected}\ngot:      {e.got}\nhint:     {e.hint}")
-        return CheckResult(check.name, "FAIL", detail)
-    except NotImplementedError as e:
-        what = f"todo:     {_qualname(e)} still raises NotImplementedError"
-        return CheckResult(check.name, "TODO", what + (f" ({e})" if str(e) else ""))
-    except Exception as e:  # the reader's code (or what it returned) broke the check
-        frame = _reader_frame(e, path)
-        where = f" at line {frame.lineno} in {frame.name}: {frame.line}" if frame else ""
-        detail = (f"error:    your code raised {type(e).__name__}: {e}{where}\n"
-                  "hint:     read the message; the checks before this one say which part works")
-        return CheckResult(check.name, "ERROR", detail)
-    return CheckResult(check.name, "PASS")
+def _grade_in_a_child(exercise: Exercise, path: Path, seed: int, start: int,
+                      limits: sandbox.Limits) -> tuple[list[CheckResult], bool]:
+    """(results of checks ``start``, ``start + 1``, ... until the child ended or finished,
+    whether the file imported)."""
+    checks = []
+    with sandbox.Child(functools.partial(grade_in_child, exercise, path, seed, start,
+                                         tamper.current()), limits) as child:
+        imported = child.receive()
+        if imported != ("imported",):
+            failure = _import_failure(imported, child)
+            if start == 0:
+                return [failure], False
+            return [CheckResult(c.name, "ERROR", failure.detail)
+                    for c in exercise.checks[start:]], False
+        for number in range(start, len(exercise.checks)):
+            verdict, alive = _verdict(exercise.checks[number].name, number, child.receive(), child)
+            checks.append(verdict)
+            if not alive:
+                return checks, True
+        _remember_imports(child.receive())
+    return checks, True
 
 
 @contextlib.contextmanager
 def _one_thread():
     """Graders use tensors of a few hundred numbers: one thread is faster than several, whose
-    hand-offs cost more than the work (and much more on a busy machine). Restored afterwards."""
-    try:
-        import torch
-    except ImportError:
+    hand-offs cost more than the work (and much more on a busy machine). Set here, before the
+    fork, and not in the child: another of this process's threads may hold PyTorch's
+    thread-pool lock at the fork, and the child's copy of that lock would never be released."""
+    torch = sys.modules.get("torch")
+    if torch is None:  # NumPy-only exercises run without PyTorch
         yield
         return
     before = torch.get_num_threads()
@@ -126,51 +155,78 @@ def _one_thread():
         torch.set_num_threads(before)
 
 
-def _seed_libraries(seed: int) -> None:
-    try:
-        import torch
-    except ImportError:  # NumPy-only exercises run without PyTorch
+_imported_by_children: set[str] = set()  # imported in this process before the next fork
+
+
+def _remember_imports(message) -> None:
+    if (isinstance(message, tuple) and len(message) == 2 and message[0] == "imported later"
+            and isinstance(message[1], list)):
+        _imported_by_children.update(n for n in message[1][:5000] if isinstance(n, str))
+
+
+def _import_what_children_imported() -> None:
+    """Imports here the submodules earlier children's checks imported on first use, so that
+    the next child inherits them instead of importing them again (seconds, for torch._dynamo).
+    Done before the next fork, not after a run, so that a one-exercise run never pays. Only
+    submodules of packages this process already imported, never a ``__main__``: importing a
+    library's module runs that library's code, not the reader's."""
+    if not _imported_by_children:
         return
-    torch.manual_seed(seed)
+    packages = {name for name in sys.modules if "." not in name}
+    names = sorted(_imported_by_children)
+    _imported_by_children.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecation notices of modules nobody asked for
+        for name in names:
+            if (name not in sys.modules and _MODULE.fullmatch(name)
+                    and name.split(".")[0] in packages and "__main__" not in name.split(".")):
+                try:
+                    importlib.import_module(name)
+                except Exception:  # it imports in the child only (or not at all): no matter
+                    pass
 
 
-def run_exercise(exercise: Exercise, path: Path, seed: int | None = None,
-                 shown_path: str | None = None) -> Result:
-    """Grades the file at ``path`` against ``exercise``; ``seed=None`` draws a fresh seed."""
-    seed = secrets.randbelow(1_000_000) if seed is None else seed
-    path = Path(path).resolve()
-    shown = shown_path or str(path)
-    try:
-        module = load_file(path)
-    except Exception as e:  # a syntax error, or an import at the top of the file failed
-        detail = f"error:    importing the file raised {type(e).__name__}: {e}"
-        return Result(exercise, shown, seed, [CheckResult("the file imports", "ERROR", detail)])
-    results = []
-    with _one_thread():
-        for number, check in enumerate(exercise.checks):
-            _seed_libraries(seed * 1000 + number)
-            rng = np.random.default_rng([seed, number])
-            results.append(_run_check(check, module, rng, path))
-    return Result(exercise, shown, seed, results)
+# In the parent: turning what the child sent (or how it ended) into a verdict ----------------
+def _verdict(name: str, number: int, message, child) -> tuple[CheckResult, bool]:
+    """(the check's result, whether the child can go on with the next check)."""
+    if isinstance(message, sandbox.Ended):
+        return CheckResult(name, "ERROR", _ended_detail(message), printed_lines(*child.output(
+            OUTPUT_KEPT))), False
+    if not (isinstance(message, tuple) and len(message) == 7 and message[:2] == ("check", number)
+            and message[2] in STATUSES and isinstance(message[3], str)
+            and isinstance(message[4], list) and isinstance(message[5], bytes)
+            and type(message[6]) is int):
+        child.stop()
+        return CheckResult(name, "ERROR", _ended_detail(sandbox.Ended(
+            "the process running your code sent something that is not this check's result",
+            "something wrote into the grader's result pipe; only the grader may"))), False
+    _, _, status, detail, kept, output, output_size = message
+    detail = clean(detail)
+    if status == "PASS":
+        try:
+            failure = evidence.recheck(kept)
+        except (ValueError, TypeError, OSError, EOFError) as e:
+            failure = CheckFailed("comparisons the grader can read again", f"unreadable ({e})",
+                                  "something changed what the grader sent itself")
+        if failure is not None:
+            status, detail = "FAIL", clean(failure.report() + "\nnote:     this passed "
+                                           "inside the process that ran your code, but not when "
+                                           "the grader compared the same values again: did your "
+                                           "code change NumPy, PyTorch or the grader?")
+    return CheckResult(name, status, detail, printed_lines(output, output_size)), True
 
 
-def format_result(result: Result, flags: str = "") -> str:
-    """The report a reader sees; ``flags`` are repeated in the rerun command (--solutions ...)."""
-    ex = result.exercise
-    lines = [f"exercise {ex.id}: {ex.title}", f"file     {result.shown_path}",
-             f"seed     {result.seed}"]
-    said = set()
-    for check in result.checks:
-        lines.append(f"  {check.status:<5} {check.name}")
-        if check.detail in said:  # the same "not written yet" under every check: say it once
-            continue
-        said.add(check.detail)
-        for line in check.detail.splitlines():
-            lines += textwrap.wrap(line, width=96, initial_indent=" " * 8,
-                                   subsequent_indent=" " * 18)
-    passed = sum(c.status == "PASS" for c in result.checks)
-    verdict = "passed" if result.passed else "not yet"
-    lines.append(f"result   {passed}/{len(result.checks)} checks passed: {verdict}")
-    if not result.passed:
-        lines.append(f"rerun    python -m aiayn.grading {ex.id}{flags} --seed {result.seed}")
-    return "\n".join(lines)
+def _import_failure(message, child) -> CheckResult:
+    if isinstance(message, tuple) and len(message) == 2 and message[0] == "import failed" \
+            and isinstance(message[1], str):
+        detail = clean(message[1])
+    elif isinstance(message, sandbox.Ended):
+        detail = _ended_detail(message, "importing the file: ")
+    else:
+        child.stop()
+        detail = "error:    importing the file: the process sent something that is not a result"
+    return CheckResult("the file imports", "ERROR", detail, printed_lines(*child.output(OUTPUT_KEPT)))
+
+
+def _ended_detail(ended: sandbox.Ended, prefix: str = "") -> str:
+    return f"error:    {prefix}{ended.what}\nhint:     {ended.hint}"
