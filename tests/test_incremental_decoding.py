@@ -288,3 +288,20 @@ def test_model_mode_is_restored_and_dropout_is_off(impl):
     assert model.training
     again = decoding.greedy_decode(model.eval(), src, 8, BOS_ID, EOS_ID, use_cache=False)
     np.testing.assert_array_equal(to_numpy(first), to_numpy(again))
+
+
+@pytest.mark.parametrize("kind", ["SinusoidalPositionalEncoding", "LearnedPositionalEncoding"])
+def test_positional_table_is_what_forward_adds_and_rows_pick_any_position(impl, kind):
+    """`pos.table` (public, read-only) is the table whose first T rows `pos(x)` adds; the cache
+    reads the row of the position a new token stands at from it, for fixed and learned
+    positions alike."""
+    pos = getattr(impl.embeddings, kind)(8, max_len=20)
+    x = impl.array(np.zeros((2, 5, 8)))
+    added = impl.to_numpy(pos(x))[0]
+    table = impl.to_numpy(pos.table)
+    assert table.shape == (20, 8)
+    np.testing.assert_array_equal(added, table[:5])
+    incremental = np_incremental if impl.name == "numpy" else pt_incremental
+    np.testing.assert_array_equal(impl.to_numpy(incremental.positional_rows(pos, 7, 2)), table[7:9])
+    with pytest.raises(ValueError, match=r"positions 19..20 exceed the positional table"):
+        incremental.positional_rows(pos, 19, 2)

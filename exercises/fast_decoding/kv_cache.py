@@ -45,7 +45,7 @@ def decode_step(model, token, position, cache, src_mask):
     ``token``, and appends the new token's keys and values to the cache.
 
     1. x = model.tgt_embed(token) plus the positional encoding of *this token's position*: row
-       ``position`` of the table ``model.pos._table`` (max_len, d_model), float64, cast to x's
+       ``position`` of the table ``model.pos.table`` (max_len, d_model), float64, cast to x's
        dtype; then model.dropout (off in eval mode).
     2. For each layer and its cache: self-attention whose query, key and value come from the
        sub-layer's input h: append h's key and value (w_k, w_v, split into heads) to the cache,

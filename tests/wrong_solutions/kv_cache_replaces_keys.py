@@ -16,7 +16,7 @@ exec(compile(_reference.read_text(encoding="utf8"), str(_reference), "exec"))
 
 def decode_step(model, token, position, cache, src_mask):
     x = model.tgt_embed(token)
-    x = model.dropout(x + model.pos._table[position].to(x.dtype))
+    x = model.dropout(x + model.pos.table[position].to(x.dtype))
     for layer, c in zip(model.decoder.layers, cache):
         def self_attention(h, layer=layer, c=c):
             a = layer.self_attn

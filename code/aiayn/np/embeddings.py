@@ -58,6 +58,12 @@ class SinusoidalPositionalEncoding(Module):
     def __init__(self, d_model: int, max_len: int = 5000):
         self._table = sinusoidal_table(max_len, d_model)
 
+    @property
+    def table(self) -> np.ndarray:
+        """(max_len, d_model): row p is the encoding of position p (read-only; incremental
+        decoding adds the row of the position a new token stands at)."""
+        return self._table
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x + _positions(self._table, x)
 
@@ -71,6 +77,11 @@ class LearnedPositionalEncoding(Module):
     def __init__(self, d_model: int, max_len: int = 5000):
         check_positive("max_len", max_len)
         self.weight = normal(0.02, (max_len, d_model))
+
+    @property
+    def table(self) -> np.ndarray:
+        """(max_len, d_model): row p is the learned vector of position p (the parameter itself)."""
+        return self.weight
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x + _positions(self.weight, x)

@@ -55,6 +55,12 @@ class SinusoidalPositionalEncoding(nn.Module):
         # forward, so a float64 model gets the exact table, not an upcast float32 one.
         self.register_buffer("_table", sinusoidal_table(max_len, d_model), persistent=False)
 
+    @property
+    def table(self) -> torch.Tensor:
+        """(max_len, d_model): row p is the encoding of position p (read-only; incremental
+        decoding adds the row of the position a new token stands at)."""
+        return self._table
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x + _positions(self._table, x)
 
@@ -66,6 +72,11 @@ class LearnedPositionalEncoding(nn.Module):
         super().__init__()
         check_positive("max_len", max_len)
         self.weight = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+
+    @property
+    def table(self) -> torch.Tensor:
+        """(max_len, d_model): row p is the learned vector of position p (the parameter itself)."""
+        return self.weight
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x + _positions(self.weight, x)

@@ -18,7 +18,6 @@ import torch.nn.functional as F
 
 from .._checks import check_rank, check_same, shape_of
 from .attention import merge_heads, scaled_dot_product_attention, split_heads
-from .embeddings import LearnedPositionalEncoding
 from .encoder import residual
 
 _PARTS = ("tgt_embed", "pos", "dropout", "decoder", "config")
@@ -34,7 +33,7 @@ def positional_rows(pos, start: int, count: int) -> torch.Tensor:
     """Rows ``start .. start + count - 1`` of the positional table (fixed or learned), shape
     (count, d_model): the encodings of the positions that the new tokens stand at.
     ``model.pos(x)`` adds rows 0 .. T-1, which is right only for a sequence that starts at 0."""
-    table = pos.weight if isinstance(pos, LearnedPositionalEncoding) else pos._table
+    table = pos.table  # fixed sinusoids or learned vectors alike
     if start + count > table.shape[0]:
         raise ValueError(f"positions {start}..{start + count - 1} exceed the positional table "
                          f"(config.max_len={table.shape[0]})")

@@ -27,7 +27,7 @@ def attend(mha, h, k, v, mask=None):
 def decode_step(model, token, position, cache, src_mask):
     x = model.tgt_embed(token)
     # The position offset: this token stands at `position`, not at 0 as model.pos(x) assumes.
-    x = model.dropout(x + model.pos._table[position].to(x.dtype))
+    x = model.dropout(x + model.pos.table[position].to(x.dtype))
     for layer, c in zip(model.decoder.layers, cache):
         def self_attention(h, layer=layer, c=c):
             a = layer.self_attn

@@ -26,7 +26,7 @@ TIGHT = dict(atol=1e-10, rtol=0.0)  # float64: the cache changes only the order 
 NO_OFFSET = ("this is what every token at position 0 gives: you forgot the position offset. "
              "model.pos(x) adds the rows 0 .. T-1 of the table, right for a whole sequence but "
              "not for one new token; the token at step t stands at position t: add "
-             "model.pos._table[position]")
+             "model.pos.table[position]")
 NO_APPEND = ("this is what a cache that keeps only the newest key and value gives: the new token "
              "attends to itself alone. Append to the cache (torch.cat([cache['self_k'], k], "
              "dim=2)) instead of replacing it")
