@@ -142,3 +142,19 @@ def test_a_corrupted_download_leaves_nothing_behind(tmp_path, monkeypatch):
             multi30k.load_split("val", target)
     assert "val.en.gz" in str(err.value) and "nothing was saved" in str(err.value)
     assert list((target / "multi30k").iterdir()) == []  # no partial file, no temporary file
+
+
+def test_a_download_that_cannot_connect_says_what_to_do(tmp_path, monkeypatch):
+    monkeypatch.setattr(multi30k, "BASE_URL", "http://127.0.0.1:9/")  # nothing listens: refused
+    with pytest.raises(multi30k.DownloadError) as err:
+        multi30k.load_split("val", tmp_path / "data")
+    message = str(err.value)
+    assert f"{tmp_path / 'data' / 'multi30k' / 'val.en.gz'} is missing and downloading" in message
+    assert "Connection refused" in message and "AIAYN_DATA" in message and "--data-dir" in message
+    assert "did not exist: a typo?" in message
+    assert isinstance(err.value, (multi30k.DataUnavailable, RuntimeError))
+    assert list((tmp_path / "data" / "multi30k").iterdir()) == []  # no partial file
+    with pytest.raises(multi30k.DataError):  # a ValueError too, as before
+        monkeypatch.delenv("AIAYN_DATA", raising=False)
+        monkeypatch.setattr(multi30k, "_BESIDE_REPOSITORY", tmp_path / "absent")
+        multi30k.load_split("val")

@@ -7,12 +7,18 @@ upstream repository; every file, downloaded or already there, must match the sha
 silently shorter corpus.
 
     en, de = load_split("train")          # 29000 sentence pairs
+
+Every problem with the data (no folder configured, a file missing that cannot be downloaded,
+a damaged file) raises a ``DataUnavailable`` whose message names the file and says what to
+do; ``aiayn-train`` prints that one line and exits with status 2.
 """
 
 import gzip
 import hashlib
+import http.client
 import os
 import tempfile
+import urllib.error
 import urllib.request
 import zlib
 from pathlib import Path
@@ -34,6 +40,19 @@ SHA256 = {
 NUM_LINES = {"train": 29000, "val": 1014, "test_2016_flickr": 1000}
 # <repository>/../shared/data: where a checkout of the course finds the data next to it.
 _BESIDE_REPOSITORY = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+_WHERE = "set AIAYN_DATA (aiayn-train: --data-dir) to the folder that holds multi30k/"
+
+
+class DataUnavailable(Exception):
+    """The corpus cannot be read: the message names the file and says what to do."""
+
+
+class DataError(DataUnavailable, ValueError):
+    """No data folder, or a file that is damaged or not what it should be."""
+
+
+class DownloadError(DataUnavailable, RuntimeError):
+    """A missing file that could not be downloaded, or whose download was damaged."""
 
 
 def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
@@ -42,10 +61,10 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
     chosen = data_dir or os.environ.get("AIAYN_DATA") or (
         _BESIDE_REPOSITORY if _BESIDE_REPOSITORY.is_dir() else None)
     if not chosen:
-        raise ValueError(
-            "no data folder: pass data_dir=... or set the environment variable AIAYN_DATA to "
-            "a folder (e.g. `export AIAYN_DATA=$HOME/aiayn-data`); Multi30k is read from, or "
-            "downloaded into, its subfolder multi30k/")
+        raise DataError(
+            "no data folder: pass data_dir=... (aiayn-train: --data-dir) or set the environment "
+            "variable AIAYN_DATA to a folder (e.g. `export AIAYN_DATA=$HOME/aiayn-data`); "
+            "Multi30k is read from, or downloaded into, its subfolder multi30k/")
     return Path(chosen)
 
 
@@ -60,15 +79,27 @@ def sha256_of(path: Path) -> str:
 def _download(name: str, target: Path) -> None:
     """Downloads to a temporary file in the target's folder, checks it, then renames it:
     an interrupted or corrupted download never leaves a file under the final name."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    data_dir_existed = target.parent.parent.exists()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise DataError(f"{target} is missing and its folder cannot be created ({err.strerror}); "
+                        f"{_WHERE}") from err
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=target.parent)
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(BASE_URL + name, timeout=60) as r:
-            while block := r.read(1 << 20):
-                out.write(block)
+        try:
+            with os.fdopen(fd, "wb") as out, urllib.request.urlopen(BASE_URL + name, timeout=60) as r:
+                while block := r.read(1 << 20):
+                    out.write(block)
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as err:
+            typo = "" if data_dir_existed else f" ({target.parent.parent} did not exist: a typo?)"
+            raise DownloadError(
+                f"{target} is missing and downloading {BASE_URL + name} failed "
+                f"({getattr(err, 'reason', None) or err}); put the six Multi30k files in "
+                f"{target.parent} yourself, or {_WHERE}{typo}") from err
         actual = sha256_of(Path(tmp))
         if actual != SHA256[name]:
-            raise RuntimeError(
+            raise DownloadError(
                 f"downloaded {BASE_URL + name} but its sha256 is {actual}, expected "
                 f"{SHA256[name]}; nothing was saved. Try again later, or download the file "
                 f"yourself into {target.parent}")
@@ -87,7 +118,7 @@ def ensure_file(name: str, folder: Path) -> Path:
         _download(name, path)
     actual = sha256_of(path)
     if actual != SHA256[name]:
-        raise ValueError(
+        raise DataError(
             f"{path} is corrupt or incomplete: sha256 {actual}, expected {SHA256[name]}. "
             "Delete the file; it will be downloaded again on the next call")
     return path
@@ -98,7 +129,7 @@ def _read_lines(path: Path) -> list[str]:
         with gzip.open(path, "rt", encoding="utf-8", newline="") as f:
             text = f.read()
     except (OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
-        raise ValueError(f"{path} does not decompress ({err}); delete it to download it again") from err
+        raise DataError(f"{path} does not decompress ({err}); delete it to download it again") from err
     # split("\n"), not splitlines(): the latter also splits at U+2028 and friends.
     return text.removesuffix("\n").split("\n") if text else []
 
@@ -110,6 +141,7 @@ def load_split(split: str, data_dir: str | os.PathLike | None = None) -> tuple[l
     folder = resolve_data_dir(data_dir) / "multi30k"
     en, de = (_read_lines(ensure_file(f"{split}.{lang}.gz", folder)) for lang in LANGUAGES)
     if not len(en) == len(de) == NUM_LINES[split]:
-        raise ValueError(f"{folder}: {split} has {len(en)} English and {len(de)} German lines, "
-                         f"expected {NUM_LINES[split]} of each")
+        raise DataError(f"{folder}: {split} has {len(en)} English and {len(de)} German lines, "
+                        f"expected {NUM_LINES[split]} of each; delete the two files to download "
+                        "them again")
     return en, de

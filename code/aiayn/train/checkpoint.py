@@ -3,11 +3,15 @@
 A checkpoint is a dict of plain tensors, numbers, strings, lists and dicts, so reading it
 never runs pickled code (``weights_only=True``): model state, optimizer and scheduler state,
 step, data position, random-number-generator states, and the configurations as dicts.
+
+A file that is not such a checkpoint (random bytes, a truncated file, pickled objects, a dict
+without the model) raises ``CheckpointError``, a ValueError saying which file and what is wrong.
 """
 
 import os
 import re
 import tempfile
+import warnings
 from pathlib import Path
 
 import torch
@@ -16,6 +20,10 @@ from ..config import TransformerConfig
 from ..pt.model import Transformer
 
 _STEP_NAME = re.compile(r"^step_(\d+)\.pt$")
+
+
+class CheckpointError(ValueError):
+    """A file that is not a checkpoint of this course, or not a complete one."""
 
 
 def checkpoint_name(step: int) -> str:
@@ -38,7 +46,34 @@ def save_checkpoint(state: dict, path: str | os.PathLike) -> None:
 
 
 def load_checkpoint(path: str | os.PathLike, map_location="cpu") -> dict:
-    return torch.load(path, map_location=map_location, weights_only=True)
+    """The checkpoint's dict. OSError when the file cannot be opened (missing, a folder, not
+    readable); CheckpointError when torch.load cannot read what is in it."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:  # none about a file it refuses
+            warnings.simplefilter("always")
+            state = torch.load(path, map_location=map_location, weights_only=True)
+    except OSError:
+        raise
+    except Exception as err:  # bytes torch.load cannot parse surface as many exception types
+        raise CheckpointError(f"{path} is not a checkpoint torch.load can read "
+                              f"({_why_unreadable(err)})") from err
+    for warning in caught:
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{path} holds a {type(state).__name__}, not a checkpoint's dict")
+    return state
+
+
+def _why_unreadable(err: Exception) -> str:
+    """A short reason from torch.load's exception (its messages run to several paragraphs)."""
+    text = str(err)
+    objects = re.search(r"Unsupported global: GLOBAL (\S+)", text)
+    if objects:
+        return f"it holds pickled Python objects ({objects.group(1)}), not only tensors and values"
+    unpickler = re.search(r"WeightsUnpickler error:\s*(.+)", text)
+    first = unpickler.group(1) if unpickler else (text.strip().splitlines() or [""])[0]
+    first = first.split(". ")[0].strip()[:120]
+    return f"{type(err).__name__}: {first}" if first else type(err).__name__
 
 
 def checkpoint_paths(folder: str | os.PathLike) -> list[Path]:
@@ -78,8 +113,21 @@ def average_checkpoints(paths) -> dict[str, torch.Tensor]:
 
 
 def build_model(checkpoint: dict | str | os.PathLike, device="cpu") -> Transformer:
-    """The Transformer saved in a checkpoint (its config is stored as a dict), in eval mode."""
+    """The Transformer saved in a checkpoint (its config is stored as a dict), in eval mode.
+    CheckpointError if the checkpoint lacks the model or its weights do not fit its config."""
     ckpt = checkpoint if isinstance(checkpoint, dict) else load_checkpoint(checkpoint)
-    model = Transformer(TransformerConfig(**ckpt["model_config"]))
-    model.load_state_dict(ckpt["model"])
+    where = "" if isinstance(checkpoint, dict) else f"{checkpoint}: "
+    missing = [key for key in ("model", "model_config") if not isinstance(ckpt.get(key), dict)]
+    if missing:
+        raise CheckpointError(f"{where}it has no {' and no '.join(missing)} dict: it is not a "
+                              "model written by aiayn-train")
+    try:
+        model = Transformer(TransformerConfig(**ckpt["model_config"]))
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{where}its model_config is not valid ({err})") from err
+    try:
+        model.load_state_dict(ckpt["model"])
+    except (RuntimeError, TypeError, AttributeError) as err:
+        why = " ".join(str(err).split())[:160]  # torch's message spans several lines
+        raise CheckpointError(f"{where}its weights do not fit its model_config ({why} ...)") from err
     return model.to(device).eval()

@@ -3,6 +3,10 @@
     aiayn-train --config multi30k-cpu --out runs/cpu
     torchrun --nproc_per_node=2 -m aiayn.train --config multi30k-gpu --out runs/gpu
     echo "A dog runs on the beach." | aiayn-translate --checkpoint runs/cpu/averaged.pt
+
+A mistake of the user's (a missing or damaged checkpoint or input file, data that is missing
+and cannot be downloaded, a configuration the model refuses) is one line on stderr saying what
+is wrong and what to do, and exit status 2; anything else is a bug and keeps its traceback.
 """
 
 import argparse
@@ -15,11 +19,13 @@ from pathlib import Path
 import torch
 
 from ..data.batching import encode_pairs, token_batches
-from ..data.multi30k import load_split
+from ..data.multi30k import DataUnavailable, load_split
+from ..data.specials import SPECIAL_TOKENS
 from ..data.tokenizer import SubwordTokenizer
 from ..pt.model import Transformer
 from . import distributed
-from .checkpoint import average_checkpoints, build_model, checkpoint_paths, load_checkpoint, save_checkpoint
+from .checkpoint import average_checkpoints, checkpoint_paths, load_checkpoint, save_checkpoint
+from .cli_inputs import check_device, fail, load_translator, read_sentences
 from .configs import CONFIGS, get_config
 from .trainer import Trainer
 from .translate import bleu_report, translate
@@ -77,13 +83,27 @@ def train(argv=None) -> dict | None:
     changes = {"label_smoothing": args.label_smoothing, "seed": args.seed}
     changes = {k: v for k, v in changes.items() if v is not None} | _parse_set(p, run, args.set)
     run = dataclasses.replace(run, **changes)
+    check_device(p.prog, args.device)
+    try:  # now, not after the data is read and the tokenizer trained
+        run.model_config(run.vocab_size)
+        run.train_config(args.device, max_steps=args.steps or run.max_steps)
+        if run.vocab_size <= len(SPECIAL_TOKENS):
+            raise ValueError(f"vocab_size={run.vocab_size} leaves no room beside {SPECIAL_TOKENS}")
+    except ValueError as err:
+        fail(p.prog, f"configuration {run.name} is not valid with these changes: {err}; change "
+                     "the --set, --steps or --label-smoothing values")
     out = Path(args.out or f"runs/{run.name}")
     rank, world_size = distributed.init_from_env(args.device)
     say = print if rank == 0 else (lambda *a, **k: None)
 
-    en, de = load_split("train", args.data_dir)
+    try:
+        en, de = load_split("train", args.data_dir)
+        val_en, val_de = load_split("val", args.data_dir)
+        # The test set too, now: a missing file should stop the run before training, not after.
+        test_en, test_de = (None, None) if args.no_eval else load_split("test_2016_flickr", args.data_dir)
+    except DataUnavailable as err:
+        fail(p.prog, str(err))
     en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
-    val_en, val_de = load_split("val", args.data_dir)
     tokenizer_path = out / "tokenizer.json"
     if rank == 0 and not (args.resume and tokenizer_path.exists()):
         out.mkdir(parents=True, exist_ok=True)
@@ -129,7 +149,6 @@ def train(argv=None) -> dict | None:
                      "metadata": trainer.metadata, "averaged": [p.name for p in averaged]},
                     out / "averaged.pt")
     if not args.no_eval:
-        test_en, test_de = load_split("test_2016_flickr", args.data_dir)
         test_en, test_de = test_en[: run.max_test_pairs], test_de[: run.max_test_pairs]
         start = time.perf_counter()
         hypotheses = translate(model.eval(), tokenizer, test_en, run.beam_size, run.alpha,
@@ -152,16 +171,11 @@ def translate_main(argv=None) -> None:
     p.add_argument("--device", default=_default_device())
     p.add_argument("file", nargs="?", help="input file (default: stdin)")
     args = p.parse_args(argv)
-    ckpt = load_checkpoint(args.checkpoint)
-    if "tokenizer" not in ckpt.get("metadata", {}):
-        raise SystemExit(f"{args.checkpoint} holds no tokenizer: use a checkpoint written by aiayn-train")
-    model = build_model(ckpt, args.device)
-    tokenizer = SubwordTokenizer.from_str(ckpt["metadata"]["tokenizer"])
-    if args.file:
-        with open(args.file, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    else:
-        lines = sys.stdin.read().splitlines()
+    if args.beam < 1:
+        fail(p.prog, f"--beam must be 1 (greedy) or more, got {args.beam}")
+    check_device(p.prog, args.device)
+    model, tokenizer = load_translator(p.prog, args.checkpoint, args.device)
+    lines = read_sentences(p.prog, args.file)
     todo = [i for i, line in enumerate(lines) if line.strip()]  # empty lines stay empty
     outputs = [""] * len(lines)
     for i, text in zip(todo, translate(model, tokenizer, [lines[i] for i in todo], args.beam, args.alpha)):
