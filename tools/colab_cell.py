@@ -78,9 +78,10 @@ def apply(nb, source: str, lang: str) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="report, change nothing")
+    parser.add_argument("paths", nargs="*", type=Path, help="these notebooks only (default: every chapter)")
     args = parser.parse_args()
     source, stale = cell_source(), []
-    for path in notebooks():
+    for path in [p.resolve() for p in args.paths] or notebooks():
         nb = nbformat.read(path, as_version=4)
         if apply(nb, source, language_of(path)):
             stale.append(path.relative_to(ROOT).as_posix())
