@@ -42,6 +42,7 @@ PAPER_SECTIONS = {
     "why_self_attention": "§4, Table 1",
     "copy_task": "§5.3, §5.4, §6.1",
     "training_multi30k": "§5, §6.1",
+    "model_variations": "§6.2, Table 3",
     "from_scratch": "§3",
     "backpropagation": "§3, §5.3, §5.4",
     "fast_decoding": "§6.1",

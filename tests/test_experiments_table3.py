@@ -1,0 +1,194 @@
+"""The miniature Table 3 (aiayn.experiments.table3): every committed results file is complete and
+consistent with the code (not every variant has its three seeds yet), the tables and the chapter
+say "pending" exactly where a variant or the base lacks seeds, the verdicts follow their rule, the
+command line fails clearly, and one run, re-done here on one CPU thread, reproduces its committed
+values."""
+
+import json
+import math
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+
+from aiayn.experiments.record import read_results
+from aiayn.experiments.table3 import BY_NAME, VARIANTS, command, main, results_path, run_variant
+from aiayn.lab.model_size import count_parameters
+from aiayn.lab.model_variations import (MIN_SEEDS, Stat, Summary, load_results, summarize, table, verdict,
+                                        verdict_table)
+from aiayn.train.configs import get_config
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("AIAYN_DATA") or ROOT.parent / "shared" / "data")
+needs_data = pytest.mark.skipif(not (DATA / "multi30k").is_dir(),
+                                reason=f"Multi30k not found in {DATA}/multi30k (set AIAYN_DATA)")
+# The cheapest variant (d_model 64: about half the base's compute) is the one CI re-runs.
+REPRODUCED = "C_d64"
+VOCABULARY = 6000  # the BPE vocabulary multi30k-cpu learns (tokenizer.json of every run)
+
+
+def test_every_results_file_is_complete_and_consistent():
+    # Not every variant has its seeds yet (a row of three seeds is half a CPU-hour); every file
+    # that exists must be a whole, clean, one-thread run of the variant it names.
+    records = load_results()
+    run = get_config("multi30k-cpu")
+    for record in records:
+        values = record["values"]
+        variant = BY_NAME[values["variant"]]
+        assert record["command"] == command(values["variant"], values["seed"])
+        assert record["threads"] == 1 and record["code_changes"] == [], record["command"]
+        assert record["commit"] != "unknown" and record["machine"] and record["seconds"] > 0, record["command"]
+        assert values["row"] == variant.row and values["changes"] == variant.changes, record["command"]
+        assert values["steps"] == run.max_steps
+        assert values["val_loss_curve"][-1] == [run.max_steps, values["val_loss"]]
+        assert values["val_perplexity"] == pytest.approx(math.exp(values["val_loss"]))
+        assert values["scored"] == "last checkpoint (no averaging)"
+        assert (values["beam_size"], values["alpha"]) == (run.beam_size, run.alpha) == (4, 0.6)
+        assert values["signature"].startswith("nrefs:1|case:mixed|") and 0 < values["bleu"] < 100
+    base = [r for r in records if r["values"]["variant"] == "base"]
+    assert base, "the base row is what every verdict compares with"
+    summarize(records)  # one file per seed, one parameter count per variant
+
+
+def test_committed_parameter_counts_match_the_variants_configurations():
+    # A variant whose definition changed after its runs would show up here.
+    for summary in summarize(load_results()):
+        run = replace(get_config("multi30k-cpu"), **summary.variant.changes)
+        assert summary.parameters == count_parameters(run.model_config(VOCABULARY)), summary.name
+
+
+def test_results_files_are_where_the_command_writes_them():
+    for record in load_results():
+        values = record["values"]
+        path = results_path(values["variant"], values["seed"])
+        assert read_results(path) == record
+
+
+def summary(name, bleu, log_ppl):
+    return Summary(BY_NAME[name], tuple(range(len(bleu))), 1, Stat(tuple(bleu)), Stat(tuple(log_ppl)),
+                   Stat((1.0,)), Stat((1.0,)), ("m",), (1,), ("c",))
+
+
+def test_verdicts_weigh_the_difference_against_the_seed_spread():
+    base = summary("base", [20.0, 20.5, 19.5], [3.30, 3.32, 3.28])
+    # The paper: one head loses 0.9 BLEU and raises perplexity.
+    assert verdict(summary("A_h1", [18.0, 18.5, 17.5], [3.50, 3.52, 3.48]), base, "bleu") == "reproduces"
+    assert verdict(summary("A_h1", [18.0, 18.5, 17.5], [3.50, 3.52, 3.48]), base, "log_ppl") == "reproduces"
+    assert verdict(summary("A_h1", [19.8, 20.6, 19.7], [3.30, 3.33, 3.28]), base, "bleu") == "within noise"
+    assert verdict(summary("A_h1", [22.0, 22.5, 21.5], [3.10, 3.12, 3.08]), base, "bleu") == "reverses at this scale"
+    assert verdict(summary("A_h1", [22.0, 22.5, 21.5], [3.10, 3.12, 3.08]), base, "log_ppl") == "reverses at this scale"
+    assert verdict(summary("A_h1", [22.0, 22.5, 21.5], [3.10, 3.12, 3.08]), base, "bleu", "zh") == "在此规模下反转"
+    # The paper: learned positions are "nearly identical" (25.7 against 25.8).
+    assert verdict(summary("E_learned", [20.1, 20.4, 19.6], [3.30, 3.31, 3.29]), base, "bleu") == "reproduces"
+    assert verdict(summary("E_learned", [23.0, 23.5, 22.5], [3.30, 3.31, 3.29]), base, "bleu") == "differs at this scale"
+
+
+def test_no_verdict_without_three_seeds_on_both_sides():
+    # However large the difference: one or two seeds give no spread to judge it by.
+    base = summary("base", [20.0, 20.5, 19.5], [3.30, 3.32, 3.28])
+    far = summary("A_h1", [10.0, 10.1], [4.0, 4.1])
+    assert verdict(far, base, "bleu") == verdict(far, base, "log_ppl") == "pending (2 seeds)"
+    assert verdict(summary("A_h1", [10.0], [4.0]), base, "bleu") == "pending (1 seed)"
+    assert verdict(None, base, "bleu") == "pending (0 seeds)"
+    assert verdict(far, base, "bleu", "zh") == "待定（2 个种子）"
+    short_base = summary("base", [20.0, 20.5], [3.30, 3.32])
+    three = summary("A_h1", [10.0, 10.1, 10.2], [4.0, 4.1, 4.2])
+    assert verdict(three, short_base, "bleu") == "pending (3 seeds, base 2)"
+    assert verdict(three, short_base, "bleu", "zh") == "待定（3 个种子，基线 2 个）"
+
+
+def verdict_lines(text: str) -> dict[str, str]:
+    """variant name -> its line of ``verdict_table``."""
+    return {line.split()[0]: line for line in text.splitlines()[2:]}
+
+
+@pytest.mark.parametrize("lang, word", [("en", "pending"), ("zh", "待定")])
+def test_table_says_pending_exactly_where_a_variant_or_the_base_lacks_seeds(lang, word):
+    summaries = summarize(load_results())
+    seeds = {s.name: s.bleu.n for s in summaries}
+    judged = {name for name, n in seeds.items() if name != "base" and min(n, seeds.get("base", 0)) >= MIN_SEEDS}
+    lines = verdict_lines(verdict_table(summaries, lang))
+    assert set(lines) == {v.name for v in VARIANTS[1:]}  # every variant, with runs or without
+    for name, line in lines.items():
+        assert line.split()[1] == str(seeds.get(name, 0)), line
+        assert (line.count(word) == 0) == (name in judged), line  # both verdicts, or both pending
+    full = [line for line in table(summaries, lang).splitlines()[2:]]
+    assert [line.split()[1] for line in full] == [v.name for v in VARIANTS]
+    # With three seeds everywhere every variant gets its two verdicts.
+    three = [replace(s, bleu=Stat(s.bleu.values * 3), log_ppl=Stat(s.log_ppl.values * 3)) for s in summaries]
+    assert not any(word in line for name, line in verdict_lines(verdict_table(three, lang)).items() if name in seeds)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_chapter_shows_the_table_of_the_committed_files(lang):
+    # The chapter prints both tables from the files; executed on fewer files it would show
+    # a verdict or a "pending" that the files no longer support (nbval would catch it too).
+    nb = json.loads((ROOT / "chapters" / lang / "model_variations.ipynb").read_text(encoding="utf8"))
+    printed = "".join("".join(out.get("text", "")) for cell in nb["cells"] if cell["cell_type"] == "code"
+                      for out in cell["outputs"] if out.get("name") == "stdout")
+    summaries = summarize(load_results())
+    assert verdict_table(summaries, lang) in printed
+    assert table(summaries, lang) in printed
+
+
+def test_summaries_refuse_inconsistent_files():
+    record = load_results()[0]
+    with pytest.raises(ValueError, match="unknown variant"):
+        summarize([{**record, "values": {**record["values"], "variant": "F_nothing"}}])
+    with pytest.raises(ValueError, match="two results files for one seed"):
+        summarize([record, record])
+
+
+def run_main(*args) -> int:
+    """``main`` in this process (a subprocess would import torch again): its exit status."""
+    try:
+        return main(list(args))
+    except SystemExit as exit:  # argparse's errors
+        return exit.code
+
+
+def test_command_line_lists_and_refuses_clearly(tmp_path, capsys):
+    assert run_main("--list") == 0
+    listed = capsys.readouterr().out
+    assert all(v.name in listed for v in VARIANTS)
+    for args, message in ((["--variant", "C_N9"], "unknown variant C_N9"), ([], "say what to run"),
+                          (["--row", "F"], "invalid choice: 'F'"), (["--seeds", "-1", "--row", "A"], "--seeds")):
+        assert run_main(*args) == 2
+        assert message in capsys.readouterr().err
+    corrupt = tmp_path / "data" / "multi30k"
+    corrupt.mkdir(parents=True)
+    for name in ("train.en.gz", "train.de.gz"):
+        (corrupt / name).write_bytes(b"not gzip")
+    status = run_main("--variant", "base", "--seeds", "0", "--quiet", "--data-dir", str(tmp_path / "data"),
+                      "--results-dir", str(tmp_path / "results"), "--runs-dir", str(tmp_path / "runs"))
+    err = capsys.readouterr().err
+    # The training step (aiayn-train's train()) reports it: one line naming the file, status 2.
+    assert status == 2 and err.startswith("aiayn-train: error: ") and err.count("\n") == 1, err
+    assert "train.en.gz is corrupt" in err and "Traceback" not in err
+    assert not (tmp_path / "results").exists()
+
+
+@needs_data
+def test_one_run_reproduces_its_committed_values(tmp_path):
+    """CI re-runs the cheapest variant with seed 0 (a few minutes on one thread) and compares
+    it with the committed file: same configuration, seed, data and thread count, so on the
+    machine that wrote the file the run repeats it exactly. The tolerances leave room for another
+    CPU, whose float32 kernels may sum in another order: losses to 1e-4 relative, BLEU to 0.1."""
+    committed = read_results(results_path(REPRODUCED, 0))["values"]
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        fresh = run_variant(BY_NAME[REPRODUCED], 0, runs_dir=tmp_path, data_dir=DATA, progress=False)
+    finally:
+        torch.set_num_threads(before)
+    assert fresh["parameters"] == committed["parameters"] and fresh["steps"] == committed["steps"]
+    for key in ("val_loss", "train_loss"):
+        assert fresh[key] == pytest.approx(committed[key], rel=1e-4), key
+    assert [s for s, _ in fresh["val_loss_curve"]] == [s for s, _ in committed["val_loss_curve"]]
+    assert [v for _, v in fresh["val_loss_curve"]] == pytest.approx([v for _, v in committed["val_loss_curve"]],
+                                                                     rel=1e-4)
+    assert fresh["bleu"] == pytest.approx(committed["bleu"], abs=0.1)
+    assert fresh["signature"] == committed["signature"]
+    assert json.loads((tmp_path / REPRODUCED / "seed0" / "history.json").read_text())[-1]["step"] == 600
