@@ -43,6 +43,7 @@ PAPER_SECTIONS = {
     "copy_task": "§5.3, §5.4, §6.1",
     "training_multi30k": "§5, §6.1",
     "model_variations": "§6.2, Table 3",
+    "constituency_parsing": "§6.3, Table 4",
     "from_scratch": "§3",
     "backpropagation": "§3, §5.3, §5.4",
     "fast_decoding": "§6.1",
