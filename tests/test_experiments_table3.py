@@ -19,6 +19,7 @@ from aiayn.lab.model_size import count_parameters
 from aiayn.lab.model_variations import (MIN_SEEDS, Stat, Summary, load_results, summarize, table, verdict,
                                         verdict_table)
 from aiayn.train.configs import get_config
+from command_line import exit_status  # tests/command_line.py
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("AIAYN_DATA") or ROOT.parent / "shared" / "data")
@@ -142,11 +143,7 @@ def test_summaries_refuse_inconsistent_files():
 
 
 def run_main(*args) -> int:
-    """``main`` in this process (a subprocess would import torch again): its exit status."""
-    try:
-        return main(list(args))
-    except SystemExit as exit:  # argparse's errors
-        return exit.code
+    return exit_status(main, *args)
 
 
 def test_command_line_lists_and_refuses_clearly(tmp_path, capsys):

@@ -12,17 +12,14 @@ from aiayn.experiments.record import read_results
 from aiayn.experiments.training_choices import (BY_NAME, CHOICES, command, load_results, main,
                                                 results_path, train_argv)
 from aiayn.train.configs import get_config
+from command_line import exit_status  # tests/command_line.py
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU = get_config("multi30k-cpu")
 
 
 def run_main(*args) -> int:
-    """``main`` in this process (a subprocess would import torch again): its exit status."""
-    try:
-        return main(list(args))
-    except SystemExit as exit:  # argparse's errors
-        return exit.code
+    return exit_status(main, *args)
 
 
 def test_command_line_lists_and_refuses_clearly(tmp_path, capsys):
