@@ -70,8 +70,8 @@ def tokens(batch, length, vocab, seed=0, pad_tail=None, pad_id=0):
     return ids
 
 
-# Longest first. Under `-n 2 --dist loadfile` a worker takes the next file as soon as it is
-# free, in collection order; left alphabetical, a long notebook such as zh/training_multi30k
+# Longest first. Under `-n 2 --dist loadfile --no-loadscope-reorder` (pytest.ini) a worker takes
+# the next file as soon as it is free, in collection order; left alphabetical, a long notebook such as zh/training_multi30k
 # (minutes) started last and kept one worker busy while the other had nothing left to do.
 # Files not listed keep their order, after these; the order of items inside a file never changes
 # (a notebook's cells share one kernel). The book's tests wait for one shared build, so
