@@ -68,24 +68,3 @@ def tokens(batch, length, vocab, seed=0, pad_tail=None, pad_id=0):
         if n:
             ids[b, -n:] = pad_id
     return ids
-
-
-# Longest first. Under `-n 2 --dist loadfile --no-loadscope-reorder` (pytest.ini) a worker takes
-# the next file as soon as it is free, in collection order; left alphabetical, a long notebook such as zh/training_multi30k
-# (minutes) started last and kept one worker busy while the other had nothing left to do.
-# Files not listed keep their order, after these; the order of items inside a file never changes
-# (a notebook's cells share one kernel). The book's tests wait for one shared build, so
-# test_browser.py starts it early and test_book.py comes last.
-LONGEST_FIRST = ("training_multi30k.ipynb", "copy_task.ipynb", "test_browser.py", "backpropagation.ipynb",
-                 "test_experiments_table3.py", "fast_decoding.ipynb", "why_self_attention.ipynb",
-                 "constituency_parsing.ipynb", "test_experiments_parsing.py")
-LAST = ("test_book.py",)
-
-
-def pytest_collection_modifyitems(config, items):
-    def rank(item):
-        name = item.path.name
-        if name in LONGEST_FIRST:
-            return LONGEST_FIRST.index(name)
-        return len(LONGEST_FIRST) + (1 if name in LAST else 0)
-    items.sort(key=rank)  # a stable sort: within a rank, collection order
