@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from ..machine import describe
 
@@ -113,3 +114,36 @@ def read_results(path) -> dict:
     if missing:
         raise ValueError(f"results file {path} lacks {', '.join(missing)}")
     return record
+
+
+class Job(NamedTuple):
+    """One run of a multi-run experiment: its label in the progress bar, the command that writes
+    exactly its results file, where that file goes, the run itself and a one-line summary."""
+
+    label: str
+    command: str
+    path: Path
+    run: Callable[[], dict]
+    summary: Callable[[dict], str]
+
+
+def run_recorded(prog: str, jobs: list[Job], quiet: bool = False) -> int:
+    """Runs ``jobs`` one after another, each under a ``Recorder`` that writes its results file;
+    returns a command line's exit status: 0, or 2 after one line on stderr when the data is
+    missing or corrupt or a value is bad (aiayn-train's own errors have printed theirs)."""
+    from tqdm import tqdm
+
+    bar = tqdm(jobs, desc=prog, unit="run", disable=quiet)
+    try:
+        for job in bar:
+            bar.set_description(f"{prog} {job.label}")
+            with Recorder(job.command) as rec:
+                values = job.run()
+            record = rec.write(job.path, values)
+            bar.write(f"{job.label}: {job.summary(values)}, {record['seconds']:.0f} s")
+    except (OSError, ValueError, RuntimeError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
+    except SystemExit as exit:
+        return exit.code if isinstance(exit.code, int) else 2
+    return 0

@@ -15,6 +15,7 @@ runs/table3/<variant>/seed<k>/averaged.pt (an "average" of one checkpoint, i.e. 
 
 import argparse
 import contextlib
+import functools
 import io
 import json
 import math
@@ -24,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from tqdm import tqdm
 
 from ..data.multi30k import load_split
 from ..data.tokenizer import SubwordTokenizer
@@ -32,7 +32,7 @@ from ..train.checkpoint import build_model, load_checkpoint
 from ..train.cli import train
 from ..train.configs import get_config
 from ..train.translate import bleu_report, translate
-from .record import REPOSITORY, Recorder
+from .record import REPOSITORY, Job, run_recorded
 
 BASE = "multi30k-cpu"
 # Score the last checkpoint (no averaging, as for the paper's Table 3): keep one checkpoint,
@@ -163,21 +163,12 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     todo = [(v, s) for v in selected(args.row, args.variant) for s in args.seeds
             if not (args.skip_existing and results_path(v.name, s, args.results_dir).exists())]
-    bar = tqdm(todo, desc="table3", unit="run", disable=args.quiet)
-    try:
-        for variant, seed in bar:
-            bar.set_description(f"table3 {variant.name} seed {seed}")
-            with Recorder(command(variant.name, seed)) as rec:
-                values = run_variant(variant, seed, args.runs_dir, args.data_dir, progress=not args.quiet)
-            record = rec.write(results_path(variant.name, seed, args.results_dir), values)
-            bar.write(f"{variant.name} seed {seed}: {values['parameters']:,} parameters, "
-                      f"val perplexity {values['val_perplexity']:.2f}, BLEU {values['bleu']:.2f}, "
-                      f"{record['seconds']:.0f} s")
-    except (OSError, ValueError, RuntimeError) as err:  # data missing or corrupt, bad field value
-        print(f"table3: error: {err}", file=sys.stderr)
-        return 2
-    return 0
-
+    jobs = [Job(f"{variant.name} seed {seed}", command(variant.name, seed),
+                results_path(variant.name, seed, args.results_dir),
+                functools.partial(run_variant, variant, seed, args.runs_dir, args.data_dir, progress=not args.quiet),
+                lambda v: f"{v['parameters']:,} parameters, val perplexity {v['val_perplexity']:.2f}, "
+                          f"BLEU {v['bleu']:.2f}") for variant, seed in todo]
+    return run_recorded("table3", jobs, quiet=args.quiet)
 
 if __name__ == "__main__":
     sys.exit(main())

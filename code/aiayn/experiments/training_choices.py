@@ -15,6 +15,7 @@ stay under runs/training_choices/<name>/.
 
 import argparse
 import contextlib
+import functools
 import io
 import json
 import sys
@@ -22,11 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from tqdm import tqdm
 
 from ..train.checkpoint import load_checkpoint
 from ..train.cli import train
-from .record import REPOSITORY, Recorder, read_results
+from .record import REPOSITORY, Job, read_results, run_recorded
 
 BASE = "multi30k-cpu"
 RESULTS_DIR = REPOSITORY / "results" / "training_choices"
@@ -135,22 +135,10 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     names = list(BY_NAME) if args.all else args.run
     todo = [n for n in names if not (args.skip_existing and results_path(n, args.results_dir).exists())]
-    bar = tqdm(todo, desc="training_choices", unit="run", disable=args.quiet)
-    try:
-        for name in bar:
-            bar.set_description(f"training_choices {name}")
-            with Recorder(command(name)) as rec:
-                values = run_choice(BY_NAME[name], args.runs_dir, args.data_dir, quiet=args.quiet)
-            record = rec.write(results_path(name, args.results_dir), values)
-            bar.write(f"{name}: validation loss {values['val_loss']:.3f}, BLEU {values['bleu']:.2f}, "
-                      f"{record['seconds']:.0f} s")
-    except (OSError, ValueError, RuntimeError) as err:  # data missing or corrupt, bad field value
-        print(f"training_choices: error: {err}", file=sys.stderr)
-        return 2
-    except SystemExit as exit:  # aiayn-train's own clear error (one line already printed)
-        return exit.code if isinstance(exit.code, int) else 2
-    return 0
-
+    jobs = [Job(name, command(name), results_path(name, args.results_dir),
+                functools.partial(run_choice, BY_NAME[name], args.runs_dir, args.data_dir, quiet=args.quiet),
+                lambda v: f"validation loss {v['val_loss']:.3f}, BLEU {v['bleu']:.2f}") for name in todo]
+    return run_recorded("training_choices", jobs, quiet=args.quiet)
 
 if __name__ == "__main__":
     sys.exit(main())
