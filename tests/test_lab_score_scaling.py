@@ -60,6 +60,8 @@ def test_sweep_and_spread():
     assert all(len(values) == 3 for stats in results.values() for values in stats.values())
     assert results[True, 16]["entropy"][1] == score_gradients(16, True, 1, n_rows=20)["entropy"]
     assert spread([1.0, 3.0, 2.0]) == (2.0, 1.0, 3.0)
+    # Correctly rounded whatever the Python: 3.11's sum() gives 0.9999999999999999 here, 3.12's 1.0.
+    assert spread([0.1] * 10)[0] == 0.1 and spread([1e16, 1.0, -1e16])[0] == 1 / 3
 
 
 @pytest.mark.parametrize("kwargs, match", [
