@@ -195,3 +195,20 @@ def test_font_with_another_checksum_is_refused(tmp_path):
 def test_pinned_checksum_is_the_distribution_font():
     system = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
     assert hashlib.sha256(system.read_bytes()).hexdigest() == cjk_font.SHA256
+
+
+@pytest.mark.parametrize("asked", ["python3.99", "{tmp}/python3.10"])
+def test_a_python_asked_for_that_does_not_run_stops_setup_instead_of_falling_back(tmp_path, asked):
+    """AIAYN_PYTHON is CI's Python matrix: setting up with python3 instead would report the
+    other version's tests as this one's. (A pyenv shim of a version not selected is such a case.)"""
+    repo = tmp_path / "repo"
+    (repo / "tools").mkdir(parents=True)
+    shutil.copy(ROOT / "tools" / "setup.sh", repo / "tools" / "setup.sh")
+    executable(tmp_path, "python3.10", "#!/bin/sh\nexit 1\n")  # runs, but is older than 3.11
+    path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])  # python3 works
+    result = subprocess.run(["bash", str(repo / "tools" / "setup.sh")], capture_output=True, text=True,
+                            env=env_with(path, AIAYN_PYTHON=asked.format(tmp=tmp_path)))
+    assert result.returncode == 1
+    assert f"AIAYN_PYTHON={asked.format(tmp=tmp_path)} does not run as Python 3.11 or newer" in result.stderr
+    assert not (repo / ".venv").exists()
+

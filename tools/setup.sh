@@ -29,17 +29,22 @@ apt_install() {
 }
 could_not=()
 
-# 1. Virtual environment. $AIAYN_PYTHON if set (CI's Python matrix sets it), else python3 when
+# 1. Virtual environment. $AIAYN_PYTHON if set (CI's Python matrix sets it), and then only it:
+# falling back to python3 would test another Python than the one asked for. Else python3 when
 # it is 3.11 or newer, else python3.11.
 if [ ! -x "$venv/bin/python" ]; then
   py=""
-  for candidate in ${AIAYN_PYTHON:-} python3 python3.11; do
+  if [ -n "${AIAYN_PYTHON:-}" ]; then candidates=("$AIAYN_PYTHON"); else candidates=(python3 python3.11); fi
+  for candidate in "${candidates[@]}"; do
     if command -v "$candidate" >/dev/null &&
        "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
       py="$candidate"; break
     fi
   done
-  if [ -z "$py" ]; then
+  if [ -n "${AIAYN_PYTHON:-}" ] && [ -z "$py" ]; then
+    echo "setup: AIAYN_PYTHON=$AIAYN_PYTHON does not run as Python 3.11 or newer here; point it at one (e.g. python3.12) or unset it" >&2
+    exit 1
+  elif [ -z "$py" ]; then
     echo "setup: Python 3.11 or newer is required (python3 or python3.11 on PATH, or set AIAYN_PYTHON)" >&2
     exit 1
   fi
