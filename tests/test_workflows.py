@@ -66,4 +66,4 @@ def test_book_workflow_uses_only_the_readme_book_command():
 
 def test_setup_honours_the_python_the_workflow_chose():
     setup = (ROOT / "tools" / "setup.sh").read_text(encoding="utf8")
-    assert "${AIAYN_PYTHON:-} python3 python3.11" in setup
+    assert 'if [ -n "${AIAYN_PYTHON:-}" ]; then candidates=("$AIAYN_PYTHON")' in setup
