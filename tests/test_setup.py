@@ -211,4 +211,3 @@ def test_a_python_asked_for_that_does_not_run_stops_setup_instead_of_falling_bac
     assert result.returncode == 1
     assert f"AIAYN_PYTHON={asked.format(tmp=tmp_path)} does not run as Python 3.11 or newer" in result.stderr
     assert not (repo / ".venv").exists()
-

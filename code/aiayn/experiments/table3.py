@@ -170,5 +170,6 @@ def main(argv=None) -> int:
                           f"BLEU {v['bleu']:.2f}") for variant, seed in todo]
     return run_recorded("table3", jobs, quiet=args.quiet)
 
+
 if __name__ == "__main__":
     sys.exit(main())

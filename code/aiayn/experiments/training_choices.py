@@ -140,5 +140,6 @@ def main(argv=None) -> int:
                 lambda v: f"validation loss {v['val_loss']:.3f}, BLEU {v['bleu']:.2f}") for name in todo]
     return run_recorded("training_choices", jobs, quiet=args.quiet)
 
+
 if __name__ == "__main__":
     sys.exit(main())
