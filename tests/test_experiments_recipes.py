@@ -17,7 +17,7 @@ import torch
 from aiayn.data.batching import TokenBatches, source_ids, target_ids
 from aiayn.experiments import budget, gpu, recipes
 from aiayn.experiments.mfu import training_flops
-from aiayn.experiments.recipe_table import chapter_numbers, recipe_table
+from aiayn.experiments.recipe_table import Row, Spread, Table, chapter_numbers, recipe_table
 from aiayn.experiments.record import read_results
 from aiayn.pt.model import Transformer
 from aiayn.train.checkpoint import load_checkpoint
@@ -166,6 +166,19 @@ def test_gpu_script_refuses_a_long_cpu_run(capsys):
     assert exit.value.code == 2 and "--tiny" in capsys.readouterr().err
 
 
+def test_the_best_candidate_needs_two_seeds_and_better_needs_separate_seeds():
+    def row(name, bleus):  # rows as recipe_table gives them: best mean first
+        s = Spread(tuple(bleus))
+        return Row(name, "", tuple(range(len(bleus))), s, s, None, 1, 600, s, s, 1, "machine")
+
+    table = Table([row("one-seed", [30.0]), row("a", [25.0, 26.0]), row("b", [24.0, 25.5]), row("c", [20.0, 21.0])])
+    assert table.best.candidate == "a"  # not the single seed above it
+    assert table.compare("a", "b") == "within noise"  # the ranges overlap
+    assert table.compare("a", "c") == "better" and table.compare("c", "a") == "worse"
+    with pytest.raises(ValueError, match="2 seeds"):
+        Table([row("one-seed", [30.0])]).best
+
+
 RESULTS = ROOT / "results" / "recipes"
 
 
@@ -180,11 +193,6 @@ def test_committed_ranking_results_are_the_current_candidates():
         assert f"--set {sets} --seed {values['seed']} " in values["aiayn_train"], path.name
 
 
-# Switch on once the recipe section (issue 14) is in chapters/{en,zh}/training_multi30k.ipynb.
-CHAPTER_HAS_THE_RECIPE = False
-
-
-@pytest.mark.skipif(not CHAPTER_HAS_THE_RECIPE, reason="the recipe section is not in the chapter yet (issue 14)")
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_chapter_numbers_are_those_of_the_results_files(lang):
     """Every number the chapter glues from the recipe's results files equals what the files
@@ -192,7 +200,7 @@ def test_the_chapter_numbers_are_those_of_the_results_files(lang):
     the prose pastes each glued key it depends on (none typed in: tests/test_prose_numbers.py)."""
     sys.path.insert(0, str(ROOT / "tools"))
     import landing
-    notebook = ROOT / "chapters" / lang / "training_multi30k.ipynb"
+    notebook = ROOT / "chapters" / lang / "multi30k_recipe.ipynb"
     glued = landing.glued_values(notebook)
     expected = chapter_numbers(ROOT / "results")
     recipe_keys = [k for k in glued if k.startswith(("recipe_", "budget_", "gpu_"))]

@@ -12,6 +12,9 @@ from pathlib import Path
 
 from .record import read_results
 
+# A candidate is ranked once it has this many seeds; with fewer it is listed, not chosen.
+MIN_SEEDS = 2
+
 
 @dataclass(frozen=True)
 class Spread:
@@ -51,6 +54,21 @@ class Row:
 @dataclass(frozen=True)
 class Table:
     rows: list[Row]
+
+    @property
+    def best(self) -> Row:
+        """The candidate with the highest mean validation BLEU among those with MIN_SEEDS seeds."""
+        ranked = [r for r in self.rows if len(r.seeds) >= MIN_SEEDS]
+        if not ranked:
+            raise ValueError(f"no candidate has {MIN_SEEDS} seeds yet: run `python -m aiayn.experiments.recipes rank`")
+        return ranked[0]
+
+    def compare(self, candidate: str, reference: str) -> str:
+        """Returns "better", "worse" or "within noise": better only when every seed of ``candidate``
+        beats every seed of ``reference`` on validation BLEU (with two seeds each, the ranges
+        are all the noise there is to go by)."""
+        a, b = self.row(candidate).val_bleu.values, self.row(reference).val_bleu.values
+        return "better" if min(a) > max(b) else "worse" if max(a) < min(b) else "within noise"
 
     def row(self, candidate: str) -> Row:
         for row in self.rows:
@@ -115,7 +133,7 @@ def chapter_numbers(results) -> dict[str, object]:
     numbers: dict[str, object] = {}
     if (results / "recipes" / "rank").is_dir():
         table = recipe_table(results / "recipes")
-        numbers |= {"recipe_best": table.rows[0].candidate, "recipe_steps": table.rows[0].steps}
+        numbers |= {"recipe_best": table.best.candidate, "recipe_steps": table.best.steps}
         for r in table.rows:
             k = f"recipe_{_key(r.candidate)}"
             numbers |= {f"{k}_val_bleu": round(r.val_bleu.mean, 1), f"{k}_val_bleu_spread": round(r.val_bleu.spread, 1),
