@@ -120,7 +120,8 @@ def recipe_table(results, candidates=None) -> Table:
     return Table(rows)
 
 
-def _key(name: str) -> str:
+def glue_key(name: str) -> str:
+    """A candidate or configuration name as part of a glue key: "small-do0.1" -> "small_do0_1"."""
     return "".join(ch if ch.isalnum() else "_" for ch in name).replace("__", "_")
 
 
@@ -135,7 +136,7 @@ def chapter_numbers(results) -> dict[str, object]:
         table = recipe_table(results / "recipes")
         numbers |= {"recipe_best": table.best.candidate, "recipe_steps": table.best.steps}
         for r in table.rows:
-            k = f"recipe_{_key(r.candidate)}"
+            k = f"recipe_{glue_key(r.candidate)}"
             numbers |= {f"{k}_val_bleu": round(r.val_bleu.mean, 1), f"{k}_val_bleu_spread": round(r.val_bleu.spread, 1),
                         f"{k}_val_loss": round(r.val_loss.mean, 2), f"{k}_seeds": len(r.seeds),
                         f"{k}_cpu_minutes": round(r.cpu_minutes.mean, 1)}
@@ -153,7 +154,7 @@ def chapter_numbers(results) -> dict[str, object]:
                         f"{k}_val_bleu": round(p["val_bleu"], 1), f"{k}_test_bleu": round(p["test_2016_flickr_bleu"], 1)}
     for path in sorted((results / "gpu").glob("multi30k-*_seed*.json")):
         v = read_results(path)["values"]
-        k = f"gpu_{_key(v['configuration'])}"
+        k = f"gpu_{glue_key(v['configuration'])}"
         numbers |= {f"{k}_test_bleu": round(v["test_2016_flickr_bleu"], 1), f"{k}_val_bleu": round(v["val_bleu"], 1),
                     f"{k}_minutes": round(v["train_and_eval_seconds"] / 60, 1),
                     f"{k}_tokens_per_s": round(v["tokens_per_s"], -2),
