@@ -35,6 +35,9 @@ def test_committed_run_used_this_configuration_and_the_papers_decoding(record):
     assert values["data"]["split"] == "test" and values["data"]["scored"] == parsing.DATA["test"]
     assert record["command"] == "python -m aiayn.experiments.parsing" and record["threads"] == 1
     assert values["training"]["cpu_seconds"] <= 180, "the budget: three minutes of one CPU thread"
+    t = parsing.TRAINING  # the model scored is the average of the last checkpoints (§6.1)
+    last = t["max_steps"] - (t["average_last"] - 1) * t["checkpoint_every"]
+    assert values["training"]["averaged_steps"] == list(range(last, t["max_steps"] + 1, t["checkpoint_every"]))
 
 
 def test_treebank_reproduces_its_checksums(record, data):
@@ -84,10 +87,12 @@ def test_the_whole_pipeline_on_a_tiny_configuration(monkeypatch, tmp_path, capsy
     monkeypatch.setitem(parsing.DATA, "train", 300)
     monkeypatch.setitem(parsing.DATA, "test", 6)
     monkeypatch.setattr(parsing, "MODEL", {**parsing.MODEL, "d_model": 16, "num_heads": 2, "d_ff": 32})
+    monkeypatch.setattr(parsing, "TRAINING", {**parsing.TRAINING, "checkpoint_every": 1, "average_last": 2})
     out = tmp_path / "parsing.json"
     assert parsing.main(["--steps", "3", "--out", str(out)]) == 0
     values = json.loads(out.read_text())["values"]
     assert values["data"]["scored"] == 6 and len(values["training"]["history"]) == 1
+    assert values["training"]["averaged_steps"] == [2, 3]  # the last two checkpoints, averaged
     assert set(values["scores"]) == {"transformer", "transformer_greedy", "grammar", "right_branching", "flat"}
     assert values["scores"]["grammar"]["f1"] > 50 and values["scores"]["flat"]["precision"] == 100.0
     assert all(f["repairs"] for f in values["failures"] if "TOP" in f["predicted"])
