@@ -40,12 +40,13 @@ RESULTS = REPOSITORY / "results" / "parsing" / "parsing.json"
 DATA = {"seed": 0, "train": 40_000, "dev": 500, "test": 500}
 # The paper: 4 layers, d_model 1024, "all other parameters ... unchanged from the English-to-
 # German base translation model". Three CPU minutes buy about two passes over the treebank with
-# this small model. Chosen on the development split (500 sentences, beam 21, one thread): more
-# updates of small batches beat fewer of large ones (1,000 tokens for 2,000 steps F1 82, 2,000
-# for 1,000 steps 81), a peak rate twice as high stalled, and one placeholder for every tag
-# (Vinyals et al.) did not help (81). 6,000 steps reached 92 but cost 5 minutes; the last
-# checkpoint of a run is noisy (3,200 steps: 74). Averaging the last 20 checkpoints, one every
-# 40 updates (§6.1's remedy), gave 91.3, 92.0 and 91.1 with seeds 0, 1, 2 after 2,800 steps.
+# this small model. Chosen on the development split, one thread. First (200 sentences, greedy):
+# more updates of small batches beat fewer of large ones (1,000 tokens for 2,000 steps F1 84,
+# 2,000 for 1,000 steps 81), and a peak rate twice as high stalled. Then (500 sentences, beam 21):
+# one placeholder for every tag (Vinyals et al.) did not help (80.9 against 81.8 with the tags);
+# 6,000 steps reached 91.9 but cost 5 minutes; a run's last checkpoint is noisy (3,200 steps:
+# 74.4). Averaging the last 20 checkpoints, one every 40 updates (§6.1's remedy), gave 91.3,
+# 92.0 and 91.1 with seeds 0, 1, 2 after 2,800 steps.
 # The recipe is otherwise §5's (Adam, warm-up schedule, label smoothing 0.1).
 MODEL = {"d_model": 64, "num_heads": 4, "num_layers": 2, "d_ff": 256, "dropout": 0.0, "max_len": 512}
 TRAINING = {"max_tokens": 1000, "max_steps": 2800, "warmup_steps": 300, "lr_factor": 0.5,
