@@ -116,6 +116,9 @@ def test_checkpoints_are_plain_data_and_only_the_last_are_kept(tmp_path):
     assert state["step"] == 9 and state["metadata"] == {"tokenizer": "{}"}
     assert state["train_config"]["max_steps"] == 9 and state["model_config"]["d_model"] == 32
     assert not [p for p in os.listdir(tmp_path) if not p.startswith("step_")]  # no temporary files
+    assert [ckpt_module.checkpoint_step(p) for p in checkpoint_paths(tmp_path)] == [6, 8, 9]
+    with pytest.raises(ValueError, match="not a checkpoint name"):
+        ckpt_module.checkpoint_step(tmp_path / "averaged.pt")
 
 
 def test_an_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):

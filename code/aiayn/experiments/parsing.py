@@ -31,7 +31,7 @@ from ..inference.beam_search import beam_search, strip_specials
 from ..inference.evalb import Score, brackets, length, score
 from ..pt.decoding import greedy_decode
 from ..pt.model import Transformer
-from ..train.checkpoint import average_checkpoints, checkpoint_paths
+from ..train.checkpoint import average_checkpoints, checkpoint_paths, checkpoint_step
 from ..train.trainer import TrainConfig, Trainer
 from .record import REPOSITORY, Recorder
 
@@ -105,7 +105,7 @@ def train(data: dict, steps: int, seed: int) -> tuple[Trainer, int]:
         trainer.fit(batches)
         kept = checkpoint_paths(folder)  # the Trainer deletes all but the last average_last
         trainer.model.load_state_dict(average_checkpoints(kept))
-    trainer.averaged_steps = [int(path.stem.removeprefix("step_")) for path in kept]
+    trainer.averaged_steps = [checkpoint_step(path) for path in kept]
     return trainer, len(batches)
 
 

@@ -30,6 +30,14 @@ def checkpoint_name(step: int) -> str:
     return f"step_{step:07d}.pt"
 
 
+def checkpoint_step(path: str | os.PathLike) -> int:
+    """The update count in a checkpoint's file name (``checkpoint_name``'s inverse)."""
+    match = _STEP_NAME.match(Path(path).name)
+    if match is None:
+        raise ValueError(f"{path}: not a checkpoint name like {checkpoint_name(1)!r}")
+    return int(match.group(1))
+
+
 def save_checkpoint(state: dict, path: str | os.PathLike) -> None:
     """Writes to a temporary file in the same folder, then renames: a crash mid-write leaves
     the previous checkpoint intact, never a truncated file under the final name."""
@@ -79,7 +87,7 @@ def _why_unreadable(err: Exception) -> str:
 def checkpoint_paths(folder: str | os.PathLike) -> list[Path]:
     """The ``step_*.pt`` files of ``folder``, oldest (lowest step) first."""
     folder = Path(folder)
-    found = [(int(m.group(1)), p) for p in folder.glob("step_*.pt") if (m := _STEP_NAME.match(p.name))]
+    found = [(checkpoint_step(p), p) for p in folder.glob("step_*.pt") if _STEP_NAME.match(p.name)]
     return [p for _, p in sorted(found)]
 
 
