@@ -110,6 +110,18 @@ def test_budget_keeps_the_models_that_shorter_runs_give(tmp_path):
 
 
 @needs_data
+def test_budget_with_set_names_its_file_after_the_changes(tmp_path):
+    results, out = tmp_path / "results", tmp_path / "budget"
+    assert recipes.main(["budget", "--config", "multi30k-tiny", "--threads", "1", "--steps-at", "1=2",
+                         "--set", "dropout=0.2", "--results", str(results), "--out", str(out), "--quiet"]) == 0
+    assert [p.name for p in results.iterdir()] == ["multi30k-tiny_dropout0.2.json"]
+    values = read_results(results / "multi30k-tiny_dropout0.2.json")["values"]
+    assert values["changes"] == {"dropout": "0.2"} and values["run"]["dropout"] == 0.2
+    assert "--set dropout=0.2" in values["aiayn_train"]
+    assert load_checkpoint(out / "averaged_step2.pt")["model_config"]["dropout"] == 0.2
+
+
+@needs_data
 def test_throughput_file_and_budget_steps(tmp_path):
     assert recipes.main(["throughput", "--config", "multi30k-tiny", "--threads", "1", "--steps", "5",
                          "--results", str(tmp_path)]) == 0
@@ -151,6 +163,9 @@ def test_gpu_notebook_stage_executes_and_copies(tmp_path):
     (["rank", "--steps", "1"], "--steps must be at least 2"),
     (["budget", "--config", "multi30k-tiny", "--threads", "1", "--steps-at", "ten=600"], "--steps-at takes"),
     (["throughput", "--config", "multi30k-tiny", "--threads", "0"], "--threads must be at least 1"),
+    (["budget", "--config", "multi30k-tiny", "--threads", "1", "--steps-at", "1=2", "--set", "dropout"], "--set takes"),
+    (["budget", "--config", "multi30k-tiny", "--threads", "1", "--steps-at", "1=2", "--set", "droput=0.1"],
+     "'droput' is not a RunConfig field"),
 ])
 def test_command_line_errors_are_one_line_and_status_2(argv, message, capsys):
     try:

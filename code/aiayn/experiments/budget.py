@@ -2,6 +2,7 @@
 
     OMP_NUM_THREADS=2 python -m aiayn.experiments.recipes throughput --config multi30k-laptop --threads 2
     OMP_NUM_THREADS=2 python -m aiayn.experiments.recipes budget --config multi30k-laptop --threads 2
+    OMP_NUM_THREADS=2 python -m aiayn.experiments.recipes budget --config multi30k-laptop --threads 2 --set dropout=0.1
 
 ``throughput`` trains a few minutes and writes the machine's updates per second to
 ``results/budget/throughput_<config>_<threads>threads.json``; ``budget`` turns 10, 30 and 60
@@ -9,6 +10,8 @@ minutes into updates with that file (or ``--steps-at 10=700 ...``), trains once 
 ``aiayn-train``, stopping at each budget to keep the average of its last checkpoints, then
 scores every kept model on the validation and test sets. The §5.3 schedule does not depend on
 the run's length, so the model kept at 10 minutes is exactly what a 10-minute run gives.
+``--set`` changes the configuration as ``aiayn-train --set`` does; the results file is then
+``<config>_<field><value>.json`` (the budgets still come from the configuration's throughput).
 """
 
 import os
@@ -22,7 +25,7 @@ from ..data.batching import encode_pairs, token_batches
 from ..data.multi30k import load_split
 from ..data.tokenizer import SubwordTokenizer
 from ..pt.model import Transformer
-from ..train.configs import CONFIGS, get_config
+from ..train.configs import CONFIGS
 from ..train.trainer import Trainer
 from .record import REPOSITORY, Recorder, read_results
 from .recipe_runs import decode_split, run_config, train_with_cli
@@ -66,14 +69,16 @@ def budget_steps(minutes, updates_per_second: float, multiple: int) -> dict[int,
 
 
 def run_budget(config: str, steps_at: dict[int, int], seed: int, out: Path, data_dir=None,
-               quiet=False) -> dict:
-    """Trains ``config`` once up to the largest budget, stopping at each to keep its averaged
-    model; then scores each kept model. Returns the values of the results file."""
-    run = get_config(config)
+               quiet=False, changes=None) -> dict:
+    """Trains ``config`` (with ``aiayn-train --set`` ``changes``) once up to the largest budget,
+    stopping at each to keep its averaged model; then scores each kept model. Returns the values
+    of the results file."""
+    changes = dict(changes or {})
+    run = run_config(config, changes)
     out, points, train_seconds = Path(out), [], 0.0
     wall, cpu = time.perf_counter(), time.process_time()
     for i, (minutes, steps) in enumerate(sorted(steps_at.items(), key=lambda kv: kv[1])):
-        trained = train_with_cli(config, {}, seed, out, data_dir, steps=steps, resume=i > 0, quiet=quiet)
+        trained = train_with_cli(config, changes, seed, out, data_dir, steps=steps, resume=i > 0, quiet=quiet)
         train_seconds += trained["values"]["train_seconds"]
         kept = out / f"averaged_step{steps}.pt"
         shutil.copyfile(out / "averaged.pt", kept)
@@ -87,7 +92,7 @@ def run_budget(config: str, steps_at: dict[int, int], seed: int, out: Path, data
             scores = decode_split(point["checkpoint"], split, data_dir, run)
             point |= {k: v for k, v in scores.items() if not k.endswith("_examples")}
         point["test_2016_flickr_examples"] = scores["test_2016_flickr_examples"]
-    return {"config": config, "seed": seed, "run": trained["values"]["config"], "aiayn_train": command,
+    return {"config": config, "changes": changes, "seed": seed, "run": trained["values"]["config"], "aiayn_train": command,
             "parameters": trained["values"]["parameters"], "points": points}
 
 
@@ -107,11 +112,29 @@ def add_commands(sub) -> None:
             s.add_argument("--steps-at", nargs="+", metavar="MINUTES=UPDATES",
                            help="the updates of each budget (default: from the throughput file)")
             s.add_argument("--seed", type=int, default=0)
+            s.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE",
+                           help="aiayn-train --set changes of the configuration (the results file is named after them)")
             s.add_argument("--out", type=Path, help="checkpoints (default runs/budget/<config>)")
             s.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _steps_at(args) -> tuple[dict[int, int], str]:
+def set_changes(pairs) -> dict[str, str]:
+    """``["dropout=0.1"]`` -> ``{"dropout": "0.1"}`` (typed later, by ``run_config``)."""
+    if any("=" not in kv for kv in pairs):
+        raise ValueError(f"--set takes FIELD=VALUE pairs like dropout=0.1, got {' '.join(pairs)}")
+    return dict(kv.split("=", 1) for kv in pairs)
+
+
+def budget_name(config: str, changes: dict) -> str:
+    """``multi30k-laptop`` or, changed, ``multi30k-laptop_dropout0.1``: the results file's stem."""
+    return "_".join([config, *(f"{k}{v}" for k, v in changes.items())])
+
+
+def budget_path(results: Path, config: str, changes: dict | None = None) -> Path:
+    return Path(results) / f"{budget_name(config, changes or {})}.json"
+
+
+def _steps_at(args, changes: dict) -> tuple[dict[int, int], str]:
     if args.steps_at:
         try:
             pairs = dict(map(int, kv.split("=")) for kv in args.steps_at)
@@ -120,7 +143,7 @@ def _steps_at(args) -> tuple[dict[int, int], str]:
         return pairs, "--steps-at"
     path = throughput_path(args.results, args.config, args.threads)
     measured = read_results(path)["values"]
-    every = get_config(args.config).checkpoint_every
+    every = run_config(args.config, changes).checkpoint_every
     return budget_steps(args.minutes, measured["updates_per_second"], every), str(path.relative_to(REPOSITORY)
                                                                                    if path.is_relative_to(REPOSITORY) else path)
 
@@ -139,13 +162,16 @@ def run_command(args) -> None:
         print(f"{args.config}, {args.threads} thread(s): {values['updates_per_second']:.3f} updates/s, "
               f"{values['tokens_per_s']:,.0f} target tokens/s -> {path}")
         return
-    steps_at, source = _steps_at(args)
+    changes = set_changes(args.set)
+    run_config(args.config, changes)  # a wrong field or value fails here, before any training
+    steps_at, source = _steps_at(args, changes)
+    name = budget_name(args.config, changes)
     print(f"budgets (minutes=updates, from {source}): " + " ".join(f"{m}={s}" for m, s in steps_at.items()))
     with Recorder() as rec:
-        values = run_budget(args.config, steps_at, args.seed, args.out or Path("runs/budget") / args.config,
-                            args.data_dir, args.quiet)
+        values = run_budget(args.config, steps_at, args.seed, args.out or Path("runs/budget") / name,
+                            args.data_dir, args.quiet, changes)
     values |= {"steps_from": source, "threads": args.threads}
-    rec.write(Path(args.results) / f"{args.config}.json", values)
+    rec.write(budget_path(args.results, args.config, changes), values)
     for p in values["points"]:
         print(f"{p['minutes']:>3} min budget: {p['step']} updates, {p['train_seconds'] / 60:.1f} min of training, "
               f"BLEU val {p['val_bleu']:.1f}, test_2016_flickr {p['test_2016_flickr_bleu']:.1f}")
