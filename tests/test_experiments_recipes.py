@@ -5,6 +5,7 @@ of shorter runs; the GPU script's dry run works on CPU; the committed results ma
 The experiments themselves take hours; here each command runs a few updates of a small model
 on a slice of Multi30k (``--set`` / ``--tiny``), which exercises the same code paths."""
 
+import dataclasses
 import json
 import math
 import shlex
@@ -17,6 +18,7 @@ import torch
 from aiayn.data.batching import TokenBatches, source_ids, target_ids
 from aiayn.experiments import budget, gpu, recipes
 from aiayn.experiments.mfu import training_flops
+from aiayn.experiments.recipe_runs import run_config, train_command
 from aiayn.experiments.recipe_table import Row, Spread, Table, chapter_numbers, recipe_table
 from aiayn.experiments.record import read_results
 from aiayn.pt.model import Transformer
@@ -206,6 +208,19 @@ def test_committed_ranking_results_are_the_current_candidates():
         changes = recipes.candidate_changes(values["candidate"])
         sets = " ".join(f"{k}={v}" for k, v in changes.items())
         assert f"--set {sets} --seed {values['seed']} " in values["aiayn_train"], path.name
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "results" / "budget").glob("multi30k-*.json")), ids=lambda p: p.name)
+def test_committed_budget_runs_are_the_current_configurations(path):
+    """A budget file's run is its configuration now, with the file's --set changes: changing
+    multi30k-laptop without running its hour again fails here."""
+    values = read_results(path)["values"]
+    changes = values.get("changes") or {}
+    assert path.name == budget.budget_path(path.parent, values["config"], changes).name
+    now = dataclasses.replace(run_config(values["config"], changes), seed=values["seed"])
+    assert values["run"] == dataclasses.asdict(now)
+    assert values["aiayn_train"].startswith(shlex.join(["aiayn-train", *train_command(
+        values["config"], changes, values["seed"], Path("runs/budget") / path.stem)]))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -147,10 +147,13 @@ def chapter_numbers(results) -> dict[str, object]:
     for path in sorted((results / "budget").glob("multi30k-*.json")):
         record = read_results(path)
         values = record["values"]
-        numbers |= {"budget_config": values["config"], "budget_threads": record["threads"],
-                    "budget_machine": record["machine"].split(";")[0]}
+        changes = values.get("changes") or {}  # a run of `budget --set`: keys budget_<change>_...
+        prefix = "_".join(["budget", *(glue_key(f"{k}{v}") for k, v in changes.items())])
+        if not changes:
+            numbers |= {"budget_config": values["config"], "budget_threads": record["threads"],
+                        "budget_machine": record["machine"].split(";")[0]}
         for p in values["points"]:
-            k = f"budget_{p['minutes']}min"
+            k = f"{prefix}_{p['minutes']}min"
             numbers |= {f"{k}_updates": p["step"], f"{k}_minutes": round(p["train_seconds"] / 60, 1),
                         f"{k}_val_bleu": round(p["val_bleu"], 1), f"{k}_test_bleu": round(p["test_2016_flickr_bleu"], 1)}
     for path in sorted((results / "gpu").glob("multi30k-*_seed*.json")):
