@@ -20,12 +20,17 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 
-def execute(path: Path, timeout: int, save: bool) -> float:
+def execute(path: Path, timeout: int, save: bool, save_failed: bool = False) -> float:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
-    client.execute()
+    try:
+        client.execute()
+    except CellExecutionError:
+        if save_failed:  # the outputs up to the failing cell, for a run that cannot be repeated at will
+            nbformat.write(nb, path)
+        raise
     seconds = time.perf_counter() - start
     if save:
         nbformat.write(nb, path)
@@ -37,6 +42,8 @@ def main() -> int:
     parser.add_argument("notebooks", nargs="+", type=Path)
     parser.add_argument("--timeout", type=int, default=900, help="seconds per cell (default 900)")
     parser.add_argument("--check", action="store_true", help="execute without saving")
+    parser.add_argument("--save-failed", action="store_true",
+                        help="save a notebook whose run failed too, with its outputs up to the error (GPU runs)")
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # as tools/test.sh
     status = 0
@@ -45,7 +52,8 @@ def main() -> int:
             print(f"{path}: no such notebook", file=sys.stderr)
             return 2
         try:
-            seconds = execute(path.resolve(), args.timeout, save=not args.check)
+            seconds = execute(path.resolve(), args.timeout, save=not args.check,
+                              save_failed=args.save_failed and not args.check)
         except CellExecutionError as e:
             print(f"{path}: a cell raised\n{e}", file=sys.stderr)
             status = 1

@@ -104,10 +104,13 @@ def mfu_values(run, out: Path, trained: dict, device: str, data_dir) -> dict:
 
 def notebook_stage(notebook: Path, out: Path) -> Path:
     """Executes ``notebook`` in place (tools/execute_notebooks.py: a fresh kernel, its folder as
-    working directory) and copies it to ``out`` as <name>.<language folder>.ipynb."""
-    subprocess.run([sys.executable, str(REPOSITORY / "tools" / "execute_notebooks.py"), str(notebook)], check=True)
+    working directory) and copies it to ``out`` as <name>.<language folder>.ipynb, also when a
+    cell failed (then with the outputs up to the error, and the stage fails after the copy)."""
+    done = subprocess.run([sys.executable, str(REPOSITORY / "tools" / "execute_notebooks.py"), "--save-failed",
+                           str(notebook)])
     copy = out / f"{notebook.stem}.{notebook.parent.name}.ipynb"  # flat: out/ holds no folders
     shutil.copyfile(notebook, copy)
+    done.check_returncode()
     return copy
 
 
@@ -129,20 +132,22 @@ def main(argv=None) -> int:
     if args.device == "cpu" and not args.tiny:
         p.error("--device cpu trains the GPU configurations for hours: add --tiny for the dry run")
     args.out.mkdir(parents=True, exist_ok=True)
-    written = []
+
+    def keep(path: Path) -> None:  # copied at once: a run cut short still hands back what it finished
+        shutil.copyfile(path, args.out / path.name)
+
     if "machine" in args.stages:
         with Recorder() as rec:
             values = machine_stage(args.device, args.tiny)
-        written.append(args.results / "machine.json")
-        rec.write(written[-1], values)
+        rec.write(args.results / "machine.json", values)
+        keep(args.results / "machine.json")
         print("machine:", values)
     if "bench" in args.stages:
-        written += bench_stage(args.device, args.tiny, args.results)
+        for path in bench_stage(args.device, args.tiny, args.results):
+            keep(path)
     for stage in ("small", "base"):
         if stage in args.stages:
-            written.append(recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir))
-    for path in written:
-        shutil.copyfile(path, args.out / path.name)
+            keep(recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir))
     for lang in ("en", "zh"):
         if f"notebook-{lang}" in args.stages:
             if args.tiny:
