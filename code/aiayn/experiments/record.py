@@ -38,13 +38,14 @@ def _git(*args: str) -> str:
                              timeout=30)
     except (OSError, subprocess.SubprocessError):
         return ""
-    return out.stdout.strip() if out.returncode == 0 else ""
+    return out.stdout.rstrip() if out.returncode == 0 else ""  # not strip(): status lines begin with a space
 
 
 def provenance() -> dict:
-    """The commit of the checkout and the files under code/ that differ from it."""
+    """The commit of the checkout and the files under code/ that differ from it. A copy of a
+    working tree without .git (a rented GPU machine) names its commit in $AIAYN_COMMIT."""
     changes = _git("status", "--porcelain", "--", "code")
-    return {"commit": _git("rev-parse", "--short", "HEAD") or "unknown",
+    return {"commit": _git("rev-parse", "--short", "HEAD") or os.environ.get("AIAYN_COMMIT", "unknown"),
             "code_changes": sorted(line[3:] for line in changes.splitlines() if line)}
 
 
