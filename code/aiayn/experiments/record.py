@@ -43,9 +43,12 @@ def _git(*args: str) -> str:
 
 def provenance() -> dict:
     """The commit of the checkout and the files under code/ that differ from it. A copy of a
-    working tree without .git (a rented GPU machine) names its commit in $AIAYN_COMMIT."""
+    clean working tree sent to another machine (a rented GPU), whose own .git may be missing or
+    older, names its commit in $AIAYN_COMMIT."""
+    if os.environ.get("AIAYN_COMMIT"):
+        return {"commit": os.environ["AIAYN_COMMIT"], "code_changes": []}
     changes = _git("status", "--porcelain", "--", "code")
-    return {"commit": _git("rev-parse", "--short", "HEAD") or os.environ.get("AIAYN_COMMIT", "unknown"),
+    return {"commit": _git("rev-parse", "--short", "HEAD") or "unknown",
             "code_changes": sorted(line[3:] for line in changes.splitlines() if line)}
 
 

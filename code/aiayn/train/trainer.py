@@ -65,8 +65,8 @@ class Trainer:
         self.rank, self.world_size = distributed.init_from_env(config.device)
         self.device = torch.device(distributed.local_device(config.device))
         on_cuda = self.device.type == "cuda"
-        if on_cuda:
-            torch.cuda.set_device(self.device)
+        if on_cuda and self.device.index is not None:  # cuda:LOCAL_RANK under torchrun; plain "cuda"
+            torch.cuda.set_device(self.device)            # has no index, which set_device rejects
         self.model = model.to(self.device)
         self.precision = choose_precision(self.device.type, config.bf16, native_bf16(self.device))
         self.bf16 = self.precision == "bf16"
