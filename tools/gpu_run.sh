@@ -5,6 +5,12 @@
 #   bash tools/gpu_run.sh --out OUT                     # every stage (about 25 minutes on an H100)
 #   bash tools/gpu_run.sh --out OUT --stages small base # some (see python -m aiayn.experiments.gpu -h)
 #
+# Measured on an H100 (2026-11-26): machine + bench took 67 s with the wheels' install; a training
+# step takes about 50 ms for both multi30k-small and multi30k-gpu (results/gpu/bench_*.json), so
+# `small` trains for about 7 minutes and `base` and each notebook for about 4, before decoding.
+# Where a command may run 10 minutes, give each stage its own: three of them side by side on the
+# one GPU (small, notebook-en, notebook-zh) had not finished training after 8 minutes.
+#
 # It writes results/gpu/*.json and executes chapters/{en,zh}/training_multi30k.ipynb in place,
 # and copies both to OUT. Executing notebooks needs nbclient, ipykernel and myst-nb, and the
 # Chinese plots need the font WenQuanYi Micro Hei. A machine that cannot download them gets

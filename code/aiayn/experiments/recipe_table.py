@@ -156,6 +156,19 @@ def chapter_numbers(results) -> dict[str, object]:
             k = f"{prefix}_{p['minutes']}min"
             numbers |= {f"{k}_updates": p["step"], f"{k}_minutes": round(p["train_seconds"] / 60, 1),
                         f"{k}_val_bleu": round(p["val_bleu"], 1), f"{k}_test_bleu": round(p["test_2016_flickr_bleu"], 1)}
+    if (results / "gpu" / "machine.json").is_file():
+        v = read_results(results / "gpu" / "machine.json")["values"]
+        numbers |= {"gpu_name": v["gpu"], "gpu_matmul_tflops": round(v["matmul_bf16_tflops"]),
+                    "gpu_peak_tflops": round(v["peak_bf16_tflops"])}
+    for path in sorted((results / "gpu").glob("bench_multi30k-*.json")):  # benchmarks/bench_training.py
+        v = read_results(path)["values"]
+        k = f"gpu_bench_{glue_key(v['config'])}"
+        numbers |= {f"{k}_tflop_per_step": round(v["flops_per_step"] / 1e12, 3)}
+        for row, r in v["rows"].items():  # explicit, fused, torch.nn.Transformer
+            rk = f"{k}_{glue_key(row.split('.')[0])}"  # ..._explicit, ..._fused, ..._torch
+            numbers |= {f"{rk}_ms": round(1000 * r["seconds_per_step"], 1), f"{rk}_vs_torch": round(r["speed_vs_torch_nn"], 2),
+                        f"{rk}_tokens_per_s": int(round(r["target_tokens_per_s"], -3)),
+                        f"{rk}_mfu_percent": round(100 * r["mfu"], 1)}
     for path in sorted((results / "gpu").glob("multi30k-*_seed*.json")):
         v = read_results(path)["values"]
         k = f"gpu_{glue_key(v['configuration'])}"
