@@ -27,3 +27,17 @@ def test_reader_names_what_is_missing(tmp_path):
     (tmp_path / "bare.json").write_text(json.dumps({"values": {}}))
     with pytest.raises(ValueError, match="lacks command, commit, machine, threads, seconds"):
         read_results(tmp_path / "bare.json")
+
+
+def test_provenance_names_changed_files_whole_and_a_copied_trees_commit(monkeypatch):
+    """`git status --porcelain` lines begin with a space (" M code/..."): the path keeps its first
+    letter. A working tree copied to another machine names its commit in $AIAYN_COMMIT."""
+    from aiayn.experiments import record
+    status = " M code/aiayn/train/trainer.py\n?? code/aiayn/new.py\n"
+    monkeypatch.setattr(record.subprocess, "run", lambda args, **kw: type(
+        "Done", (), {"returncode": 0, "stdout": status if "status" in args else "abc1234\n"})())
+    monkeypatch.delenv("AIAYN_COMMIT", raising=False)
+    assert record.provenance() == {"commit": "abc1234",
+                                   "code_changes": ["code/aiayn/new.py", "code/aiayn/train/trainer.py"]}
+    monkeypatch.setenv("AIAYN_COMMIT", "ddc9f65")
+    assert record.provenance() == {"commit": "ddc9f65", "code_changes": []}
