@@ -155,7 +155,8 @@ def chapter_numbers(results) -> dict[str, object]:
         for p in values["points"]:
             k = f"{prefix}_{p['minutes']}min"
             numbers |= {f"{k}_updates": p["step"], f"{k}_minutes": round(p["train_seconds"] / 60, 1),
-                        f"{k}_val_bleu": round(p["val_bleu"], 1), f"{k}_test_bleu": round(p["test_2016_flickr_bleu"], 1)}
+                        f"{k}_val_bleu": round(p["val_bleu"], 1), f"{k}_test_bleu": round(p["test_2016_flickr_bleu"], 1),
+                        f"{k}_val_loss": round(p["averaged_val_loss"], 3)}
     if (results / "gpu" / "machine.json").is_file():
         v = read_results(results / "gpu" / "machine.json")["values"]
         numbers |= {"gpu_name": v["gpu"], "gpu_matmul_tflops": round(v["matmul_bf16_tflops"]),
