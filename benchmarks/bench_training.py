@@ -1,7 +1,8 @@
 """Training throughput: tokens per second and model-FLOPs utilisation (MFU) of full training
 steps (forward, backward, Adam update) of a named configuration, with our explicit attention,
 with the fused ``F.scaled_dot_product_attention``, and with ``torch.nn.Transformer`` of the
-same shape in place of our encoder and decoder, all measured in the same run.
+same shape in place of our encoder and decoder, all measured in the same run; on CUDA also both
+compiled (``torch.compile``, which the Trainer does there), each compared with its like.
 
     python benchmarks/bench_training.py                         # multi30k-cpu on CPU, -gpu on CUDA
     python benchmarks/bench_training.py --config multi30k-gpu --steps 20
@@ -63,12 +64,13 @@ class TorchTransformer(nn.Module):
         return self.out_proj(hidden)
 
 
-def measure(run, device, model_class, fused: bool, steps: int, warmup: int) -> float:
-    """Seconds per training step, median over ``steps`` after ``warmup`` untimed ones."""
+def measure(run, device, model_class, fused: bool, compiled: bool, steps: int, warmup: int) -> float:
+    """Seconds per training step, median over ``steps`` after ``warmup`` untimed ones (the
+    first of which compiles, when ``compiled``)."""
     torch.manual_seed(0)
     model = model_class(run.model_config(run.vocab_size))
-    trainer = Trainer(model, run.train_config(device, max_steps=10**9, progress=False,
-                                              fused_attention=fused, checkpoint_every=None))
+    trainer = Trainer(model, run.train_config(device, max_steps=10**9, progress=False, fused_attention=fused,
+                                              compile=compiled, checkpoint_every=None))
     pairs = run.max_tokens // TGT_LEN
     batch = Batch(torch.randint(4, run.vocab_size, (pairs, SRC_LEN)),
                   torch.randint(4, run.vocab_size, (pairs, TGT_LEN)))
@@ -91,6 +93,8 @@ def main(argv=None) -> dict:
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when there is one")
     p.add_argument("--peak-tflops", type=float, help="the device's peak, for MFU (needed on CPU)")
+    p.add_argument("--compile", action=argparse.BooleanOptionalAction,
+                   help="also time compiled models (torch.compile; default: on CUDA, as the Trainer does)")
     p.add_argument("--json", help="also write the measurements to this results file")
     args = p.parse_args(argv)
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -107,18 +111,22 @@ def main(argv=None) -> dict:
           f"{run.vocab_size}; batch {pairs} pairs x ({SRC_LEN} src, {TGT_LEN} tgt); "
           f"{flops / 1e12:.3g} TFLOP per step; precision: {precision}")
     print(f"peak: {f'{peak:g} TFLOP/s' if peak else 'n/a (pass --peak-tflops)'}")
+    variants = [("explicit", Transformer, False, False), ("fused", Transformer, True, False),
+                ("torch.nn.Transformer", TorchTransformer, None, False)]
+    if args.compile if args.compile is not None else device == "cuda":  # what the Trainer does on CUDA
+        variants += [("fused, compiled", Transformer, True, True),
+                     ("torch.nn.Transformer, compiled", TorchTransformer, None, True)]
     rows = {}
-    for label, model_class, fused in (("explicit", Transformer, False), ("fused", Transformer, True),
-                                      ("torch.nn.Transformer", TorchTransformer, None)):
-        seconds = measure(run, device, model_class, fused, args.steps, args.warmup)
+    for label, model_class, fused, compiled in variants:
+        seconds = measure(run, device, model_class, fused, compiled, args.steps, args.warmup)
         achieved = flops / seconds / 1e12
         rows[label] = {"seconds_per_step": seconds, "target_tokens_per_s": pairs * (TGT_LEN - 1) / seconds,
                        "tflops": achieved, "mfu": achieved / peak if peak else None}
-    reference = rows["torch.nn.Transformer"]["seconds_per_step"]
-    for label, row in rows.items():
-        row["speed_vs_torch_nn"] = reference / row["seconds_per_step"]
+    for label, row in rows.items():  # compiled against compiled, eager against eager
+        peer = "torch.nn.Transformer, compiled" if label.endswith("compiled") else "torch.nn.Transformer"
+        row["speed_vs_torch_nn"] = rows[peer]["seconds_per_step"] / row["seconds_per_step"]
         mfu = f"{100 * row['mfu']:.1f}%" if row["mfu"] else "n/a"
-        print(f"{label:>21}: {row['seconds_per_step'] * 1e3:8.1f} ms/step  {row['target_tokens_per_s']:10,.0f} "
+        print(f"{label:>31}: {row['seconds_per_step'] * 1e3:8.1f} ms/step  {row['target_tokens_per_s']:10,.0f} "
               f"target tokens/s  {row['tflops']:8.3g} TFLOP/s  MFU {mfu}  x{row['speed_vs_torch_nn']:.2f} "
               "of torch.nn.Transformer's tokens/s")
     values = {"config": run.name, "device": device, "precision": precision, "pairs": pairs,

@@ -61,6 +61,13 @@ def test_collect_returns_each_modules_own_weights_and_leaves_the_model_as_it_was
     model.train()
     assert torch.equal(att.encoder[0], w) and torch.allclose(att.cross[0], w_cross)
     assert torch.all(att.cross[0][..., (src == 0)[0]] == 0)  # no weight on padded source keys
+    attention = [m for m in model.modules() if hasattr(m, "fused")]
+    for m in attention:  # as the Trainer leaves a model on CUDA: the fused kernel has no weights
+        m.fused = True
+    fused = collect(model, src, tgt_in)
+    assert all(m.fused for m in attention) and torch.equal(fused.encoder[0], att.encoder[0])
+    for m in attention:
+        m.fused = False
 
 
 def test_entropy_is_one_for_uniform_and_zero_for_one_hot():
@@ -99,6 +106,8 @@ class Scripted(torch.nn.Module):
 
 
 class Fixed(torch.nn.Module):
+    fused = False  # as MultiHeadAttention's
+
     def __init__(self, weights):
         super().__init__()
         self.weights = weights

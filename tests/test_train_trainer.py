@@ -203,6 +203,36 @@ def test_bf16_autocast_and_fused_attention_the_cuda_path_run_on_cpu_too():
     assert b[0]["loss"] == pytest.approx(a[0]["loss"], rel=0.02)  # bf16 rounding, same model
 
 
+def test_the_compiled_step_of_the_cuda_path_equals_the_eager_one(monkeypatch):
+    """torch.compile, as on CUDA, traced on the CPU with the "aot_eager" back end (the same graph
+    capture, forward and backward, without inductor's code generation): one graph for batches
+    of every shape, no graph break (the embedding's id check moves to the host), the same
+    losses as the eager model, and the same error for an id outside the vocabulary."""
+    torch._dynamo.reset()
+    monkeypatch.setattr(trainer_module, "COMPILE_BACKEND", "aot_eager")
+    stream = TokenBatches(copy_pairs(), 80, seed=0)  # batches of several shapes, none of one pair
+    assert len({tuple(b.tgt.shape) for b in stream}) > 2 and min(len(b.src) for b in stream) > 1
+    dropout_off = dict(max_steps=4, fused_attention=True)
+    eager = Trainer(new_model_without_dropout(), quiet(**dropout_off, compile=False))
+    compiled = Trainer(new_model_without_dropout(), quiet(**dropout_off, compile=True))
+    assert compiled.compiled and not eager.compiled
+    counters = torch._dynamo.utils.counters
+    counters.clear()
+    a, b = eager.fit(stream), compiled.fit(stream)
+    assert [h["loss"] for h in b] == pytest.approx([h["loss"] for h in a], rel=1e-5)
+    assert not counters["graph_break"] and counters["stats"]["unique_graphs"] == 1
+    bad = next(iter(stream))
+    bad.src[0, 0] = VOCAB
+    with pytest.raises(ValueError, match=r"batch.src .* outside the vocabulary \[0, 13\]"):
+        compiled.train_step(bad)
+    torch._dynamo.reset()
+
+
+def new_model_without_dropout(seed=0):  # one layer: tracing costs seconds per layer on a CPU
+    torch.manual_seed(seed)
+    return Transformer(replace(CONFIG, dropout=0.0, num_layers=1))
+
+
 def test_the_gpu_configuration_builds_and_takes_a_step():
     run = get_config("multi30k-gpu")
     config = run.model_config(run.vocab_size)

@@ -165,8 +165,8 @@ def chapter_numbers(results) -> dict[str, object]:
         v = read_results(path)["values"]
         k = f"gpu_bench_{glue_key(v['config'])}"
         numbers |= {f"{k}_tflop_per_step": round(v["flops_per_step"] / 1e12, 3)}
-        for row, r in v["rows"].items():  # explicit, fused, torch.nn.Transformer
-            rk = f"{k}_{glue_key(row.split('.')[0])}"  # ..._explicit, ..._fused, ..._torch
+        for row, r in v["rows"].items():  # explicit, fused, torch.nn.Transformer[, "..., compiled"]
+            rk = f"{k}_{glue_key(row.replace('torch.nn.Transformer', 'torch'))}"  # ..._fused_compiled
             numbers |= {f"{rk}_ms": round(1000 * r["seconds_per_step"], 1), f"{rk}_vs_torch": round(r["speed_vs_torch_nn"], 2),
                         f"{rk}_tokens_per_s": int(round(r["target_tokens_per_s"], -3)),
                         f"{rk}_mfu_percent": round(100 * r["mfu"], 1)}

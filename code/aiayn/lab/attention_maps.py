@@ -47,29 +47,34 @@ def teacher_forced(tokenizer, sources: list[str], targets: list[str]):
 @torch.no_grad()
 def collect(model, src: torch.Tensor, tgt_in: torch.Tensor) -> Attention:
     """One teacher-forced pass through encoder and decoder in eval mode (no dropout), with a
-    forward hook on every MultiHeadAttention keeping the weights it returns. Hooks and mode are
-    restored after."""
+    forward hook on every MultiHeadAttention keeping the weights it returns (on the CPU, in
+    float32). Runs on the model's device with explicit attention (the fused kernel returns no
+    weights); hooks, mode and each module's ``fused`` are restored after."""
     found = {"encoder": [], "decoder": [], "cross": []}
 
     def keep(where):
         def hook(module, inputs, output):
-            if output[1] is None:
-                raise ValueError("the fused attention path returns no weights: set fused = False")
-            found[where].append(output[1])
+            found[where].append(output[1].float().cpu())
         return hook
 
     modules = [(layer.self_attn, "encoder") for layer in model.encoder.layers]
     modules += [(m, where) for layer in model.decoder.layers
                 for m, where in ((layer.self_attn, "decoder"), (layer.cross_attn, "cross"))]
     hooks = [m.register_forward_hook(keep(where)) for m, where in modules]
-    was_training = model.training
+    was_training, was_fused = model.training, [m.fused for m, _ in modules]
     model.eval()
+    device = next(model.parameters(), torch.empty(0)).device
     try:  # encoder and decoder only: the logits (B x T x vocabulary) are not needed here
+        for m, _ in modules:
+            m.fused = False
+        src, tgt_in = src.to(device), tgt_in.to(device)
         src_mask = padding_mask(src, model.config.pad_id)
         model.decode(tgt_in, model.encode(src, src_mask), src_mask)
     finally:
         for h in hooks:
             h.remove()
+        for (m, _), fused in zip(modules, was_fused):
+            m.fused = fused
         model.train(was_training)
     return Attention(**found)
 

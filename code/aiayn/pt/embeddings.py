@@ -39,7 +39,10 @@ class TokenEmbedding(nn.Module):
         is_int = not tokens.is_floating_point() and not tokens.is_complex() and tokens.dtype != torch.bool
         # The range check costs one reduction; a silent out-of-range gather on GPU costs a day.
         # (A meta tensor has no values to check: shape tracing on the meta device skips it.)
-        has_values = is_int and tokens.numel() and tokens.device.type != "meta"
+        # Under torch.compile the check would split the graph in two and wait for the GPU; the
+        # Trainer checks each batch on the host before it is moved there instead.
+        has_values = (is_int and tokens.numel() and tokens.device.type != "meta"
+                      and not torch.compiler.is_compiling())
         lo, hi = (int(tokens.min()), int(tokens.max())) if has_values else (0, 0)
         check_tokens("tokens", tokens, is_int, lo, hi, vocab_size)
         return self.weight[tokens] * math.sqrt(d_model)

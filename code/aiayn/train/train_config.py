@@ -15,7 +15,9 @@ class TrainConfig:
     clip_grad_norm: None (the paper mentions no clipping) or the max global gradient norm.
     eval_every: validation loss every so many steps (and at the end) when val batches are given.
     checkpoint_every: write ``checkpoint_dir/step_XXXXXXX.pt`` every so many steps (and at the
-        end); only the newest ``keep_last`` are kept. bf16 / fused_attention: None = on CUDA.
+        end); only the newest ``keep_last`` are kept. bf16 / fused_attention / compile: None = on CUDA.
+    compile: run the training forward and backward through ``torch.compile``, which fuses the
+        step's thousands of small kernels; on a GPU that is what limits a small model's speed.
     progress_file: where the tqdm bar goes (None: sys.stderr; notebooks pass sys.stdout)."""
 
     max_steps: int
@@ -35,6 +37,7 @@ class TrainConfig:
     adam_eps: float = 1e-9
     bf16: bool | None = None
     fused_attention: bool | None = None
+    compile: bool | None = None
     progress_file: TextIO | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):

@@ -9,8 +9,9 @@ learning rate of §5.3, label smoothing 0.1 (§5.4), checkpoints to average (§6
 Residual and embedding dropout live in the model (``TransformerConfig.dropout``). On CUDA the
 forward pass runs under autocast and attention uses the fused kernel of
 ``F.scaled_dot_product_attention``: in bf16 where the GPU has it natively (Ampere and later),
-otherwise in fp16 with a gradient scaler (a T4, Colab's free GPU, has no bf16). On CPU
-everything stays float32 and explicit, and the scaler is a no-op (the same operations run).
+otherwise in fp16 with a gradient scaler (a T4, Colab's free GPU, has no bf16). On CUDA the
+training model is also compiled (``torch.compile``) and Adam is fused. On CPU everything stays
+float32, eager and explicit, and the scaler is a no-op (the same operations run).
 """
 
 import sys
@@ -21,6 +22,7 @@ import torch
 from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
+from .._checks import check_tokens
 from ..data.specials import PAD_ID
 from ..pt.attention import MultiHeadAttention
 from . import distributed
@@ -32,6 +34,7 @@ from .train_config import TrainConfig
 __all__ = ["TrainConfig", "Trainer", "choose_precision"]
 
 AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+COMPILE_BACKEND = "inductor"  # torch.compile's default; the CPU tests trace with "aot_eager"
 
 
 def choose_precision(device_type: str, bf16: bool | None, bf16_supported: bool) -> str:
@@ -79,8 +82,16 @@ class Trainer:
                 module.fused = fused
         self.train_model = model if self.world_size == 1 else DistributedDataParallel(
             model, device_ids=[self.device] if on_cuda else None)
+        # A small model's step on a GPU is thousands of tiny kernels, each launched from Python:
+        # the GPU waits for the host. torch.compile fuses them; dynamic=True compiles once for
+        # all batch shapes (B and T vary from batch to batch). self.model stays uncompiled, so
+        # checkpoints, evaluation and decoding are unchanged.
+        self.compiled = on_cuda if config.compile is None else config.compile
+        if self.compiled:
+            self.train_model = torch.compile(self.train_model, dynamic=True, backend=COMPILE_BACKEND)
+        # fused: Adam's update of all parameters in one kernel (CUDA only).
         self.optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=config.adam_betas,
-                                          eps=config.adam_eps)
+                                          eps=config.adam_eps, fused=on_cuda or None)
         self.scheduler = transformer_schedule(self.optimizer, model.config.d_model,
                                               config.warmup_steps, config.lr_factor)
         self.step = self.epoch = self.batch_in_epoch = 0  # the data position, for resuming
@@ -124,6 +135,8 @@ class Trainer:
         """One update on one Batch (no logging, no checkpoint): what ``fit`` repeats."""
         cfg = self.config
         num_tokens = batch.num_target_tokens  # of the whole global batch
+        if self.compiled:  # the compiled embedding skips its id check; check on the host instead
+            self._check_ids(batch)
         local = distributed.shard(batch, self.rank, self.world_size).to(self.device)
         self.train_model.train()
         with torch.autocast(self.device.type, dtype=self.autocast_dtype, enabled=self.precision != "float32"):
@@ -166,6 +179,12 @@ class Trainer:
             if self.rank == 0:
                 for old in checkpoint_paths(cfg.checkpoint_dir)[: -cfg.keep_last]:
                     old.unlink()
+
+    def _check_ids(self, batch) -> None:
+        c = self.model.config
+        for name, ids, vocab_size in (("src", batch.src, c.src_vocab_size), ("tgt", batch.tgt, c.tgt_vocab_size)):
+            lo, hi = torch.aminmax(ids)
+            check_tokens(f"batch.{name}", ids, True, int(lo), int(hi), vocab_size)
 
     @torch.no_grad()
     def evaluate(self, batches) -> float:
