@@ -1,8 +1,10 @@
 """Training throughput: tokens per second and model-FLOPs utilisation (MFU) of full training
 steps (forward, backward, Adam update) of a named configuration, with our explicit attention,
 with the fused ``F.scaled_dot_product_attention``, and with ``torch.nn.Transformer`` of the
-same shape in place of our encoder and decoder, all measured in the same run; on CUDA also both
-compiled (``torch.compile``, which the Trainer does there), each compared with its like.
+same shape in place of our encoder and decoder, all measured in the same run; with ``--compile``
+also both compiled (``torch.compile``), each compared with its like. One batch shape is timed
+here, so a compiled model compiles once; over a real run's many shapes, and with the compile
+time counted, see benchmarks/bench_compile.py.
 
     python benchmarks/bench_training.py                         # multi30k-cpu on CPU, -gpu on CUDA
     python benchmarks/bench_training.py --config multi30k-gpu --steps 20
@@ -93,8 +95,7 @@ def main(argv=None) -> dict:
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when there is one")
     p.add_argument("--peak-tflops", type=float, help="the device's peak, for MFU (needed on CPU)")
-    p.add_argument("--compile", action=argparse.BooleanOptionalAction,
-                   help="also time compiled models (torch.compile; default: on CUDA, as the Trainer does)")
+    p.add_argument("--compile", action="store_true", help="also time compiled models (torch.compile)")
     p.add_argument("--json", help="also write the measurements to this results file")
     args = p.parse_args(argv)
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -113,7 +114,7 @@ def main(argv=None) -> dict:
     print(f"peak: {f'{peak:g} TFLOP/s' if peak else 'n/a (pass --peak-tflops)'}")
     variants = [("explicit", Transformer, False, False), ("fused", Transformer, True, False),
                 ("torch.nn.Transformer", TorchTransformer, None, False)]
-    if args.compile if args.compile is not None else device == "cuda":  # what the Trainer does on CUDA
+    if args.compile:
         variants += [("fused, compiled", Transformer, True, True),
                      ("torch.nn.Transformer, compiled", TorchTransformer, None, True)]
     rows = {}

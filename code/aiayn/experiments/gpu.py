@@ -6,10 +6,13 @@
 
 Stages (each under ten minutes on one H100; ``--stages`` picks some):
   machine     the GPU, its precision (bf16 or fp16 + scaler) and a bf16 8192^3 matmul rate
+  compile     eager against compiled training (torch.compile) of the recommended GPU
+              configuration on real batches, compilation included: does it pay for itself?
   bench       our training step against torch.nn.Transformer of the same shape (tokens/s,
               MFU), for the recommended GPU configuration and for multi30k-gpu
   small base  train the recommended GPU configuration, then multi30k-gpu (the base model):
               validation and test BLEU, training + evaluation time, tokens/s, MFU
+              (compiled with --compile)
   notebook-en notebook-zh
               execute chapters/{en,zh}/training_multi30k.ipynb in place (needs nbclient,
               ipykernel, myst-nb: tools/gpu_run.sh brings them as wheels)
@@ -42,7 +45,7 @@ RECIPES = {"small": "multi30k-small", "base": "multi30k-gpu"}  # stage -> config
 TINY = {"vocab_size": 300, "d_model": 32, "num_heads": 2, "num_layers": 1, "d_ff": 64, "max_tokens": 400,
         "max_steps": 4, "warmup_steps": 2, "eval_every": 2, "checkpoint_every": 2, "average_last": 2,
         "max_train_pairs": 400, "max_test_pairs": 8}
-STAGES = ("machine", "bench", "small", "base", "notebook-en", "notebook-zh")
+STAGES = ("machine", "compile", "bench", "small", "base", "notebook-en", "notebook-zh")
 
 
 def machine_stage(device: str, tiny: bool) -> dict:
@@ -67,7 +70,20 @@ def bench_stage(device: str, tiny: bool, results: Path) -> list[Path]:
     return written
 
 
-def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path, data_dir) -> Path:
+def compile_stage(device: str, tiny: bool, results: Path, data_dir) -> Path:
+    config = "multi30k-tiny" if tiny else RECIPES["small"]
+    path = results / f"compile_{config}.json"
+    # --tiny checks the wiring only: compiling takes half a minute even there (tests/test_train_trainer.py
+    # checks the compiled step itself).
+    options = ["--steps", "3", "--variants", "eager"] if tiny else ["--steps", "1000"]
+    options += ["--data-dir", str(data_dir)] if data_dir else []
+    subprocess.run([sys.executable, str(REPOSITORY / "benchmarks" / "bench_compile.py"), "--config", config,
+                    "--device", device, "--json", str(path), *options], check=True)
+    return path
+
+
+def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path, data_dir,
+                 compile: bool = False) -> Path:
     """Trains one configuration with aiayn-train, scores its averaged model on val and test."""
     config = RECIPES[stage]
     changes = TINY if tiny else {}
@@ -76,7 +92,8 @@ def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path,
     shutil.rmtree(out, ignore_errors=True)  # a fresh run, never a resumed one
     with Recorder() as rec:
         start = time.perf_counter()
-        trained = train_with_cli(config, changes, run.seed, out, data_dir, quiet=tiny, device=device)
+        trained = train_with_cli(config, changes, run.seed, out, data_dir, quiet=tiny, device=device,
+                                 compile=compile)
         scores = {}
         for split in ("val", "test_2016_flickr"):
             scores |= decode_split(out / "averaged.pt", split, data_dir, run, device=device)
@@ -123,6 +140,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, required=True, help="folder for copies of the results and notebooks")
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     p.add_argument("--tiny", action="store_true", help="a few updates of a small model: checks the wiring")
+    p.add_argument("--compile", action="store_true", help="stages small and base: compile the training model")
     p.add_argument("--results", type=Path, default=RESULTS, help=f"results folder (default {RESULTS})")
     p.add_argument("--runs", type=Path, default=Path("runs") / "gpu", help="checkpoints (default runs/gpu)")
     p.add_argument("--data-dir", help="folder holding multi30k/ (default: $AIAYN_DATA)")
@@ -142,12 +160,14 @@ def main(argv=None) -> int:
         rec.write(args.results / "machine.json", values)
         keep(args.results / "machine.json")
         print("machine:", values)
+    if "compile" in args.stages:
+        keep(compile_stage(args.device, args.tiny, args.results, args.data_dir))
     if "bench" in args.stages:
         for path in bench_stage(args.device, args.tiny, args.results):
             keep(path)
     for stage in ("small", "base"):
         if stage in args.stages:
-            keep(recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir))
+            keep(recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir, args.compile))
     for lang in ("en", "zh"):
         if f"notebook-{lang}" in args.stages:
             if args.tiny:

@@ -47,13 +47,14 @@ def train_command(base: str, changes: dict, seed: int, out, extra=()) -> list[st
 
 
 def train_with_cli(base: str, changes: dict, seed: int, out: Path, data_dir=None, steps=None,
-                   resume=False, quiet=True, device=None) -> dict:
+                   resume=False, quiet=True, device=None, compile=False) -> dict:
     """Runs ``aiayn-train`` (no test decoding) in this process; returns the RunConfig and the
     values for a results file: the command, the configuration, the training measurements."""
     extra = ["--no-eval"] + (["--quiet"] if quiet else []) + (["--resume"] if resume else [])
     extra += ["--steps", str(steps)] if steps else []
     extra += ["--data-dir", str(data_dir)] if data_dir else []
     extra += ["--device", device] if device else []
+    extra += ["--compile"] if compile else []
     argv = train_command(base, changes, seed, out, extra)
     result = train(argv)
     run = dataclasses.replace(run_config(base, changes), seed=seed)
@@ -62,7 +63,7 @@ def train_with_cli(base: str, changes: dict, seed: int, out: Path, data_dir=None
     values = {"aiayn_train": shlex.join(["aiayn-train", *argv]), "config": dataclasses.asdict(run),
               "parameters": parameters,
               "val_loss_curve": [[h["step"], h["val_loss"]] for h in history if "val_loss" in h]} | {k: result[k] for k in (
-                  "device", "steps", "train_seconds", "tokens_per_s", "final_loss", "final_val_loss",
+                  "device", "steps", "train_seconds", "compiled", "tokens_per_s", "final_loss", "final_val_loss",
                   "averaged_val_loss")}
     return {"run": run, "values": values}
 

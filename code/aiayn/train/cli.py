@@ -76,6 +76,8 @@ def train(argv=None) -> dict | None:
                    help="continue from the newest checkpoint in --out (up to --steps or the configuration's)")
     p.add_argument("--no-eval", action="store_true", help="skip decoding the test set")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--compile", action="store_true", help="compile the training model (torch.compile): "
+                   "minutes of compilation, then a faster step on a GPU (benchmarks/bench_compile.py)")
     args = p.parse_args(argv)
     run = get_config(args.config)
     # Ablations change the configuration, not the code path. On --resume the trainer's settings
@@ -117,7 +119,7 @@ def train(argv=None) -> dict | None:
     model = Transformer(run.model_config(tokenizer.vocab_size))
     # On --resume too, the run goes to --steps, else to the configuration's max_steps.
     overrides = {"checkpoint_dir": str(out / "checkpoints"), "progress": not args.quiet,
-                 "max_steps": args.steps or run.max_steps}
+                 "max_steps": args.steps or run.max_steps, "compile": args.compile}
     saved = checkpoint_paths(out / "checkpoints") if args.resume else []
     if saved:
         say(f"resuming from {saved[-1]}")
@@ -138,7 +140,7 @@ def train(argv=None) -> dict | None:
     (out / "history.json").write_text(json.dumps(history, indent=1))
     result = {"config": run.name, "device": str(trainer.device), "processes": world_size,
               "label_smoothing": trainer.config.label_smoothing, "seed": trainer.config.seed,
-              "steps": trainer.step, "train_seconds": train_seconds,
+              "steps": trainer.step, "train_seconds": train_seconds, "compiled": trainer.compiled,
               "tokens_per_s": sum(h["tokens_per_s"] for h in history) / len(history),
               "final_loss": history[-1]["loss"], "final_val_loss": history[-1].get("val_loss"),
               "changed": " ".join(f"{k}={v}" for k, v in sorted(changes.items()))}

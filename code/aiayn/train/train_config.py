@@ -15,9 +15,12 @@ class TrainConfig:
     clip_grad_norm: None (the paper mentions no clipping) or the max global gradient norm.
     eval_every: validation loss every so many steps (and at the end) when val batches are given.
     checkpoint_every: write ``checkpoint_dir/step_XXXXXXX.pt`` every so many steps (and at the
-        end); only the newest ``keep_last`` are kept. bf16 / fused_attention / compile: None = on CUDA.
+        end); only the newest ``keep_last`` are kept. bf16 / fused_attention: None = on CUDA.
     compile: run the training forward and backward through ``torch.compile``, which fuses the
-        step's thousands of small kernels; on a GPU that is what limits a small model's speed.
+        step's thousands of small kernels, what limits a small model's step on a GPU. Off by
+        default: on an H100 it halved multi30k-small's step but its compilation took minutes,
+        and whether it pays for itself over a whole run is still to be measured
+        (benchmarks/bench_compile.py).
     progress_file: where the tqdm bar goes (None: sys.stderr; notebooks pass sys.stdout)."""
 
     max_steps: int
@@ -37,7 +40,7 @@ class TrainConfig:
     adam_eps: float = 1e-9
     bf16: bool | None = None
     fused_attention: bool | None = None
-    compile: bool | None = None
+    compile: bool = False
     progress_file: TextIO | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):

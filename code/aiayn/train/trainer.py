@@ -9,9 +9,10 @@ learning rate of §5.3, label smoothing 0.1 (§5.4), checkpoints to average (§6
 Residual and embedding dropout live in the model (``TransformerConfig.dropout``). On CUDA the
 forward pass runs under autocast and attention uses the fused kernel of
 ``F.scaled_dot_product_attention``: in bf16 where the GPU has it natively (Ampere and later),
-otherwise in fp16 with a gradient scaler (a T4, Colab's free GPU, has no bf16). On CUDA the
-training model is also compiled (``torch.compile``) and Adam is fused. On CPU everything stays
-float32, eager and explicit, and the scaler is a no-op (the same operations run).
+otherwise in fp16 with a gradient scaler (a T4, Colab's free GPU, has no bf16), and Adam
+updates all parameters in one fused kernel. ``TrainConfig.compile`` also compiles the training
+model (``torch.compile``). On CPU everything stays float32 and explicit, and the scaler is a
+no-op (the same operations run).
 """
 
 import sys
@@ -19,6 +20,7 @@ import time
 from dataclasses import asdict
 
 import torch
+import torch.fx.experimental._config as fx_config
 from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
@@ -86,8 +88,13 @@ class Trainer:
         # the GPU waits for the host. torch.compile fuses them; dynamic=True compiles once for
         # all batch shapes (B and T vary from batch to batch). self.model stays uncompiled, so
         # checkpoints, evaluation and decoding are unchanged.
-        self.compiled = on_cuda if config.compile is None else config.compile
+        self.compiled = config.compile
         if self.compiled:
+            # "Duck sizing" gives two sizes one symbol when the first batch happens to have them
+            # equal (source and target length, say) and compiles again, ~40 s on an H100's host,
+            # at the first batch where they differ: five compilations in the first 25 updates
+            # of multi30k-small (2026-11-26). Every size its own symbol: one compilation.
+            fx_config.use_duck_shape = False
             self.train_model = torch.compile(self.train_model, dynamic=True, backend=COMPILE_BACKEND)
         # fused: Adam's update of all parameters in one kernel (CUDA only).
         self.optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=config.adam_betas,
