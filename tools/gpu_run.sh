@@ -2,12 +2,14 @@
 # The GPU part of the Multi30k recipe in one command, on a bare CUDA machine whose python3 has
 # PyTorch (and sacrebleu, tokenizers, tqdm, matplotlib, numpy):
 #
-#   bash tools/gpu_run.sh --out OUT                     # every stage (about 25 minutes on an H100)
+#   bash tools/gpu_run.sh --out OUT                     # every stage (about 30 minutes on an H100)
 #   bash tools/gpu_run.sh --out OUT --stages small base # some (see python -m aiayn.experiments.gpu -h)
+#   bash tools/gpu_run.sh --out OUT --stages small --compile  # the training step compiled
 #
 # Measured on an H100 (2026-11-26): machine + bench took 67 s with the wheels' install; a training
-# step takes about 50 ms for both multi30k-small and multi30k-gpu (results/gpu/bench_*.json), so
-# `small` trains for about 7 minutes and `base` and each notebook for about 4, before decoding.
+# step takes about 50 ms for both multi30k-small and multi30k-gpu (results/gpu/bench_*.json; 43 ms
+# on real batches once warm), so `small` and each notebook (which trains multi30k-small on a GPU)
+# train for about 6-7 minutes and `base` for about 4, before decoding. `compile` takes about 3.
 # Where a command may run 10 minutes, give each stage its own: three of them side by side on the
 # one GPU (small, notebook-en, notebook-zh) had not finished training after 8 minutes.
 #

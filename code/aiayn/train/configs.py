@@ -2,7 +2,7 @@
 
 multi30k-cpu     about three minutes on one CPU thread; what the chapter runs when there is no GPU.
 multi30k-laptop  the small shape of Wu et al. (2021): an hour on two CPU threads, measured.
-multi30k-small   the same shape at full length (8,000 updates), for one GPU.
+multi30k-small   the same shape at full length (8,000 updates), for one GPU (the training chapter's GPU run).
 multi30k-gpu     the paper's base model, dropout 0.3, for one H100 (the GPU comparison's other side).
 multi30k-tiny    seconds; for tests of the command line and of data parallelism.
 
@@ -11,7 +11,7 @@ The chapter multi30k_recipe shows the measurements behind multi30k-laptop and -s
 validation set (results/recipes/rank/), ``... budget`` trains multi30k-laptop for 10, 30 and
 60 minutes of two threads (results/budget/). multi30k-small has not run at full length: on an
 H100 its step takes 50 ms (results/gpu/bench_multi30k-small.json), so 8,000 updates need about
-7 minutes, and the first GPU session ran out of time before one finished.
+7 minutes, and two GPU sessions ran out of device time before one finished.
 """
 
 from dataclasses import dataclass
