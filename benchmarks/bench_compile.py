@@ -22,9 +22,7 @@ import torch
 from torch._dynamo.utils import counters
 
 from machine import describe
-from aiayn.data.batching import encode_pairs, token_batches
-from aiayn.data.multi30k import load_split
-from aiayn.data.tokenizer import SubwordTokenizer
+from aiayn.experiments.recipe_runs import training_batches
 from aiayn.experiments.record import Recorder
 from aiayn.pt.model import Transformer
 from aiayn.train import trainer as trainer_module
@@ -78,10 +76,8 @@ def main(argv=None) -> dict:
     trainer_module.COMPILE_BACKEND = args.backend
     rec = Recorder()
     run = CONFIGS[args.config]
-    en, de = load_split("train", args.data_dir)
-    en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
-    tokenizer = SubwordTokenizer.train(en + de, run.vocab_size)
-    batches = list(token_batches(encode_pairs(tokenizer, en, de, run.max_len), run.max_tokens, True, run.seed))
+    tokenizer, batches = training_batches(run, args.data_dir)
+    batches = list(batches)
     print(f"machine: {describe()}")
     print(f"config {run.name}: {len(batches)} batches per epoch, {args.steps} updates timed per variant, "
           f"whole run {run.max_steps} updates; compile back end {args.backend}")

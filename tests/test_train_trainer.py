@@ -204,8 +204,8 @@ def test_bf16_autocast_and_fused_attention_the_cuda_path_run_on_cpu_too():
     assert b[0]["loss"] == pytest.approx(a[0]["loss"], rel=0.02)  # bf16 rounding, same model
 
 
-def test_the_compiled_step_of_the_cuda_path_equals_the_eager_one(monkeypatch):
-    """torch.compile, as on CUDA, traced on the CPU with the "aot_eager" back end (the same graph
+def test_the_compiled_step_equals_the_eager_one(monkeypatch):
+    """torch.compile (TrainConfig.compile, aiayn-train --compile), traced on the CPU with the "aot_eager" back end (the same graph
     capture, forward and backward, without inductor's code generation): one graph for batches
     of every shape, no graph break (the embedding's id check moves to the host), the same
     losses as the eager model, and the same error for an id outside the vocabulary."""

@@ -21,14 +21,11 @@ from pathlib import Path
 
 import torch
 
-from ..data.batching import encode_pairs, token_batches
-from ..data.multi30k import load_split
-from ..data.tokenizer import SubwordTokenizer
 from ..pt.model import Transformer
 from ..train.configs import CONFIGS
 from ..train.trainer import Trainer
 from .record import REPOSITORY, Recorder, read_results
-from .recipe_runs import decode_split, run_config, train_with_cli
+from .recipe_runs import decode_split, run_config, train_with_cli, training_batches
 
 RESULTS = REPOSITORY / "results" / "budget"
 MINUTES = (10, 30, 60)
@@ -44,10 +41,7 @@ def measure_throughput(config: str, steps: int, data_dir=None, changes=None) -> 
     """Updates (and target tokens) per second of ``config``'s training on Multi30k, on this
     process's threads: ``steps`` updates timed after ``steps // 5`` untimed ones (start-up)."""
     run = run_config(config, changes or {})
-    en, de = load_split("train", data_dir)
-    en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
-    tokenizer = SubwordTokenizer.train(en + de, run.vocab_size)
-    batches = token_batches(encode_pairs(tokenizer, en, de, run.max_len), run.max_tokens, True, run.seed)
+    tokenizer, batches = training_batches(run, data_dir)
     torch.manual_seed(run.seed)
     trainer = Trainer(Transformer(run.model_config(tokenizer.vocab_size)),
                       run.train_config("cpu", max_steps=max(1, steps // 5), log_every=steps, eval_every=None))

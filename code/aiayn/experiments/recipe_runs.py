@@ -12,6 +12,7 @@ from pathlib import Path
 
 import torch
 
+from ..data.batching import encode_pairs, token_batches
 from ..data.multi30k import load_split
 from ..data.tokenizer import SubwordTokenizer
 from ..train.checkpoint import build_model, load_checkpoint
@@ -38,6 +39,14 @@ def typed_changes(base: RunConfig, changes: dict) -> dict:
 def run_config(base: str, changes: dict) -> RunConfig:
     config = get_config(base)
     return dataclasses.replace(config, **typed_changes(config, changes))
+
+
+def training_batches(run: RunConfig, data_dir=None):
+    """(tokenizer, shuffled training batches) of ``run``, built as ``aiayn-train`` builds them."""
+    en, de = load_split("train", data_dir)
+    en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
+    tokenizer = SubwordTokenizer.train(en + de, run.vocab_size)
+    return tokenizer, token_batches(encode_pairs(tokenizer, en, de, run.max_len), run.max_tokens, True, run.seed)
 
 
 def train_command(base: str, changes: dict, seed: int, out, extra=()) -> list[str]:
