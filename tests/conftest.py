@@ -44,18 +44,18 @@ def _seed_everything():
 
 
 # The files that take longest, longest first: seconds of work per file in CI on a 2-core machine
-# (pytest --durations, commit f557db0; copy_task after it was shortened). pytest.ini turns off
-# xdist's own order (files with the most tests first) with --no-loadscope-reorder, so files are
-# handed to the two workers in the order below, then in collection order. Starting the longest
+# (pytest --junitxml of a fresh-clone .ci/run, commit 68c2710). pytest.ini turns off xdist's own
+# order (files with the most tests first) with --no-loadscope-reorder, so files are handed to the
+# two workers in the order below, then in collection order. Starting the longest
 # first (longest-processing-time scheduling) keeps one worker from running a five-minute notebook
 # alone at the end while the other has finished.
 LONGEST_FIRST = (
-    "chapters/en/training_multi30k.ipynb",   # ~340 s, 300 of them the CPU training run
-    "chapters/zh/training_multi30k.ipynb",   # ~290 s
-    "tests/test_browser.py",                 # ~200 s, half of it building the book
-    "chapters/en/copy_task.ipynb",           # ~150 s
+    "chapters/en/training_multi30k.ipynb",   # ~300 s, 236 of them the CPU training run
+    "chapters/zh/training_multi30k.ipynb",   # ~300 s
+    "tests/test_browser.py",                 # ~260 s, 86 of them building the book
+    "chapters/en/copy_task.ipynb",           # ~170 s
     "chapters/zh/copy_task.ipynb",
-    "tests/test_experiments_table3.py",
+    "tests/test_experiments_table3.py",      # ~55 s
     "chapters/en/from_scratch.ipynb",
     "chapters/zh/from_scratch.ipynb",
     "tests/test_train_trainer.py",
