@@ -31,7 +31,6 @@ from pathlib import Path
 
 import torch
 
-from ..data.batching import encode_pairs, token_batches
 from ..data.multi30k import load_split
 from ..train.checkpoint import load_checkpoint
 from ..data.tokenizer import SubwordTokenizer
@@ -112,7 +111,7 @@ def mfu_values(run, out: Path, trained: dict, device: str, data_dir) -> dict:
     en, de = load_split("train", data_dir)
     en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
     tokenizer = SubwordTokenizer.from_str(load_checkpoint(out / "averaged.pt")["metadata"]["tokenizer"])
-    batches = token_batches(encode_pairs(tokenizer, en, de, run.max_len), run.max_tokens, True, run.seed)
+    batches = run.training_batches(tokenizer, en, de)
     config = run.model_config(tokenizer.vocab_size)
     tflops = epoch_flops(config, batches) * trained["steps"] / trained["train_seconds"] / 1e12
     peak = peak_bf16_tflops() if device == "cuda" else None

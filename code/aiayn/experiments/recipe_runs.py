@@ -12,7 +12,6 @@ from pathlib import Path
 
 import torch
 
-from ..data.batching import encode_pairs, token_batches
 from ..data.multi30k import load_split
 from ..data.tokenizer import SubwordTokenizer
 from ..train.checkpoint import build_model, load_checkpoint
@@ -46,7 +45,7 @@ def training_batches(run: RunConfig, data_dir=None):
     en, de = load_split("train", data_dir)
     en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
     tokenizer = SubwordTokenizer.train(en + de, run.vocab_size)
-    return tokenizer, token_batches(encode_pairs(tokenizer, en, de, run.max_len), run.max_tokens, True, run.seed)
+    return tokenizer, run.training_batches(tokenizer, en, de)
 
 
 def train_command(base: str, changes: dict, seed: int, out, extra=()) -> list[str]:

@@ -112,7 +112,7 @@ def train(argv=None) -> dict | None:
         SubwordTokenizer.train(en + de, run.vocab_size).save(tokenizer_path)
     distributed.barrier()  # the other processes read the tokenizer process 0 wrote
     tokenizer = SubwordTokenizer.load(tokenizer_path)
-    batches = token_batches(encode_pairs(tokenizer, en, de, run.max_len), run.max_tokens, True, run.seed)
+    batches = run.training_batches(tokenizer, en, de)
     val_batches = token_batches(encode_pairs(tokenizer, val_en, val_de), run.max_tokens, shuffle=False)
 
     torch.manual_seed(run.seed)

@@ -17,6 +17,7 @@ H100 its step takes 50 ms (results/gpu/bench_multi30k-small.json), so 8,000 upda
 from dataclasses import dataclass
 
 from ..config import TransformerConfig
+from ..data.batching import encode_pairs, token_batches
 from .trainer import TrainConfig
 
 
@@ -65,6 +66,12 @@ class RunConfig:
                       log_every=self.log_every, eval_every=self.eval_every, device=device, seed=self.seed,
                       checkpoint_every=self.checkpoint_every, keep_last=self.average_last)
         return TrainConfig(**{**fields, **overrides})
+
+    def training_batches(self, tokenizer, en: list[str], de: list[str]):
+        """The run's shuffled training batches of the (already truncated) pairs ``en``, ``de``:
+        what aiayn-train trains on, rebuilt by the experiments that time or count its steps."""
+        pairs = encode_pairs(tokenizer, en, de, self.max_len)
+        return token_batches(pairs, self.max_tokens, True, self.seed)
 
 
 CONFIGS = {
