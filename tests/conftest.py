@@ -46,9 +46,9 @@ def _seed_everything():
 # The files that take longest, longest first: seconds of work per file in CI on a 2-core machine
 # (pytest --junitxml of a fresh-clone .ci/run, commit 68c2710). pytest.ini turns off xdist's own
 # order (files with the most tests first) with --no-loadscope-reorder, so files are handed to the
-# two workers in the order below, then in collection order. Starting the longest
-# first (longest-processing-time scheduling) keeps one worker from running a five-minute notebook
-# alone at the end while the other has finished.
+# two workers in the order below, then in collection order. Starting the longest first
+# (longest-processing-time scheduling) keeps one worker from running a five-minute notebook alone
+# at the end while the other has finished.
 LONGEST_FIRST = (
     "chapters/en/training_multi30k.ipynb",   # ~300 s, 236 of them the CPU training run
     "chapters/zh/training_multi30k.ipynb",   # ~300 s
