@@ -140,7 +140,8 @@ def test_gpu_script_dry_run_on_cpu(tmp_path, monkeypatch):
     assert gpu.main(["--device", "cpu", "--tiny", "--stages", "machine", "compile", "bench", "small", "--out",
                      str(out), "--results", str(results), "--runs", str(tmp_path / "runs"), "--compile"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["bench_multi30k-tiny.json", "compile_multi30k-tiny.json",
-                                                      "machine.json", "multi30k-small_seed0.json"]
+                                                      "machine.json", "multi30k-small_seed0.averaged.pt",
+                                                      "multi30k-small_seed0.json"]
     timed = read_results(out / "compile_multi30k-tiny.json")["values"]["rows"]
     assert list(timed) == ["eager"] and sorted(timed["eager"]["elapsed_after"]) == ["1", "3"]
     rows = read_results(out / "bench_multi30k-tiny.json")["values"]["rows"]

@@ -18,8 +18,9 @@ Stages (each under ten minutes on one H100; ``--stages`` picks some):
               ipykernel, myst-nb: tools/gpu_run.sh brings them as wheels)
 
 Results go to results/gpu/*.json (``record.Recorder``: command, commit, machine, seconds) and
-are copied, with the executed notebooks and a log, to --out. ``--tiny`` swaps every
-configuration for a few updates of a small model on a 400-pair slice: it checks the wiring.
+are copied, with the executed notebooks and each trained configuration's averaged model, to
+--out. ``--tiny`` swaps every configuration for a few updates of a small model on a 400-pair
+slice: it checks the wiring.
 """
 
 import argparse
@@ -166,7 +167,11 @@ def main(argv=None) -> int:
             keep(path)
     for stage in ("small", "base"):
         if stage in args.stages:
-            keep(recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir, args.compile))
+            path = recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir, args.compile)
+            keep(path)
+            # The averaged model too (8 MB for multi30k-small; never committed): a CPU machine can
+            # then try decoding settings on the validation set without another GPU run.
+            shutil.copyfile(args.runs / RECIPES[stage] / "averaged.pt", args.out / f"{path.stem}.averaged.pt")
     for lang in ("en", "zh"):
         if f"notebook-{lang}" in args.stages:
             if args.tiny:
