@@ -140,6 +140,25 @@ def test_fused_multi_head_attention_equals_explicit(name):
     close(fused, explicit)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="cuDNN's attention exists on CUDA only")
+def test_fused_attention_on_cuda_never_runs_cudnn_and_equals_explicit():
+    """On a GPU the fused path leaves cuDNN's attention out (ta.PLANLESS_BACKENDS: it builds a
+    plan for every new shape); the kernels it runs instead compute the same function."""
+    from torch.profiler import ProfilerActivity, profile
+
+    mha = ta.MultiHeadAttention(64, 4).cuda()
+    x = torch.randn(8, 21, 64, device="cuda")
+    mask = (torch.arange(21, device="cuda") < torch.randint(5, 22, (8, 1, 1, 1), device="cuda"))  # padded keys
+    explicit, _ = mha(x, x, x, mask)
+    mha.fused = True
+    with profile(activities=[ProfilerActivity.CPU]) as prof, torch.autocast("cuda", dtype=torch.bfloat16):
+        fused, _ = mha(x, x, x, mask)
+        fused.float().sum().backward()
+    ops = [e.key for e in prof.key_averages()]  # aten::_scaled_dot_product_cudnn_attention if cuDNN ran
+    assert "aten::scaled_dot_product_attention" in ops and not [op for op in ops if "cudnn" in op], ops
+    torch.testing.assert_close(fused.float(), explicit, atol=3e-2, rtol=3e-2)  # bf16 against float32
+
+
 @pytest.mark.parametrize("sizes", [(2, None), (3, 6)], ids=["narrow_keys", "d_k_ne_d_v"])
 def test_head_widths_other_than_d_model_over_h(sizes):
     """Table 3 (B): heads of d_k (and d_v) features whatever d_model is. torch.nn has no such

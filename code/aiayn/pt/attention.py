@@ -5,6 +5,7 @@ import math
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from .._checks import check_heads, check_mask, check_mha_inputs, check_qkv, check_rank, head_sizes
 
@@ -63,6 +64,25 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
     return x.transpose(1, 2).reshape(B, T, H * d_k)
 
 
+# Every fused kernel but cuDNN's. PyTorch tries cuDNN's attention first on Hopper (sm90 with
+# cuDNN >= 9.15), and it builds an execution plan for each new (batch, query length, key length),
+# hundreds of milliseconds each. Length-sorted token batches bring a new shape at almost every
+# update of the first epoch, beam search one at every decoding step: on an H100 the first 100
+# updates of multi30k-small took 29.8 s, 100 later ones 4.6 s (results/gpu/STATUS.md). Flash and
+# memory-efficient attention need no plan. Whether leaving cuDNN out makes a whole run faster is
+# for the next GPU run to measure.
+PLANLESS_BACKENDS = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
+
+
+def fused_attention(q, k, v, mask=None):
+    """``F.scaled_dot_product_attention`` with a boolean mask (True = may attend), never by
+    cuDNN's kernel on a GPU (above); on a CPU PyTorch's own choice, which never is cuDNN."""
+    if not q.is_cuda:
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    with sdpa_kernel(PLANLESS_BACKENDS):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
 class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, all heads in one batched matmul.
 
@@ -95,7 +115,7 @@ class MultiHeadAttention(nn.Module):
         if self.fused:
             if mask is not None:
                 check_mask(mask, mask.dtype == torch.bool, (q.shape[0], q.shape[1], q.shape[2], k.shape[2]))
-            out, weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask), None
+            out, weights = fused_attention(q, k, v, mask), None
         else:
             out, weights = scaled_dot_product_attention(q, k, v, mask)
         return self.w_o(merge_heads(out)), weights
