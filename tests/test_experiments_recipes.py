@@ -138,17 +138,19 @@ def test_gpu_script_dry_run_on_cpu(tmp_path, monkeypatch):
     monkeypatch.setattr(torch, "compile", lambda model, **options: model)  # --compile's wiring only
     out, results = tmp_path / "out", tmp_path / "results"
     assert gpu.main(["--device", "cpu", "--tiny", "--stages", "machine", "compile", "bench", "small", "--out",
-                     str(out), "--results", str(results), "--runs", str(tmp_path / "runs"), "--compile"]) == 0
+                     str(out), "--results", str(results), "--runs", str(tmp_path / "runs"), "--compile",
+                     "--seed", "1"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["bench_multi30k-tiny.json", "compile_multi30k-tiny.json",
-                                                      "machine.json", "multi30k-small_seed0.averaged.pt",
-                                                      "multi30k-small_seed0.json"]
+                                                      "machine.json", "multi30k-small_seed1.averaged.pt",
+                                                      "multi30k-small_seed1.json"]
     timed = read_results(out / "compile_multi30k-tiny.json")["values"]["rows"]
     assert list(timed) == ["eager"] and sorted(timed["eager"]["elapsed_after"]) == ["1", "3"]
     rows = read_results(out / "bench_multi30k-tiny.json")["values"]["rows"]
     assert rows["torch.nn.Transformer"]["speed_vs_torch_nn"] == 1.0 and rows["fused"]["target_tokens_per_s"] > 0
-    small = read_results(out / "multi30k-small_seed0.json")["values"]
+    small = read_results(out / "multi30k-small_seed1.json")["values"]
     assert small["model_tflops_per_s"] > 0 and small["mfu"] is None  # no peak for a CPU
     assert {"val_bleu", "test_2016_flickr_bleu", "train_and_eval_seconds"} <= set(small) and small["compiled"]
+    assert small["config"]["seed"] == 1 and "--seed 1 " in small["aiayn_train"]
 
 
 def test_gpu_notebook_stage_executes_and_copies(tmp_path):

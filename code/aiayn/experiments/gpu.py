@@ -24,6 +24,7 @@ slice: it checks the wiring.
 """
 
 import argparse
+import dataclasses
 import shutil
 import subprocess
 import sys
@@ -83,11 +84,12 @@ def compile_stage(device: str, tiny: bool, results: Path, data_dir) -> Path:
 
 
 def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path, data_dir,
-                 compile: bool = False) -> Path:
+                 compile: bool = False, seed: int | None = None) -> Path:
     """Trains one configuration with aiayn-train, scores its averaged model on val and test."""
     config = RECIPES[stage]
     changes = TINY if tiny else {}
     run = run_config(config, changes)
+    run = run if seed is None else dataclasses.replace(run, seed=seed)
     out = runs / config
     shutil.rmtree(out, ignore_errors=True)  # a fresh run, never a resumed one
     with Recorder() as rec:
@@ -141,6 +143,7 @@ def main(argv=None) -> int:
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     p.add_argument("--tiny", action="store_true", help="a few updates of a small model: checks the wiring")
     p.add_argument("--compile", action="store_true", help="stages small and base: compile the training model")
+    p.add_argument("--seed", type=int, help="stages small and base: this seed instead of the configuration's")
     p.add_argument("--results", type=Path, default=RESULTS, help=f"results folder (default {RESULTS})")
     p.add_argument("--runs", type=Path, default=Path("runs") / "gpu", help="checkpoints (default runs/gpu)")
     p.add_argument("--data-dir", help="folder holding multi30k/ (default: $AIAYN_DATA)")
@@ -167,7 +170,8 @@ def main(argv=None) -> int:
             keep(path)
     for stage in ("small", "base"):
         if stage in args.stages:
-            path = recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir, args.compile)
+            path = recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir, args.compile,
+                                args.seed)
             keep(path)
             # The averaged model too (8 MB for multi30k-small; never committed): a CPU machine can
             # then try decoding settings on the validation set without another GPU run.
