@@ -174,7 +174,10 @@ def chapter_numbers(results) -> dict[str, object]:
         v = read_results(path)["values"]
         k = f"gpu_{glue_key(v['configuration'])}"
         numbers |= {f"{k}_test_bleu": round(v["test_2016_flickr_bleu"], 1), f"{k}_val_bleu": round(v["val_bleu"], 1),
+                    f"{k}_val_loss": round(v["averaged_val_loss"], 3), f"{k}_updates": v["steps"],
                     f"{k}_minutes": round(v["train_and_eval_seconds"] / 60, 1),
-                    f"{k}_tokens_per_s": round(v["tokens_per_s"], -2),
-                    f"{k}_mfu_percent": round(100 * v["mfu"], 1) if v["mfu"] else None}
+                    f"{k}_train_minutes": round(v["train_seconds"] / 60, 1),
+                    f"{k}_ms_per_update": round(1000 * v["train_seconds"] / v["steps"]),
+                    f"{k}_tokens_per_s": int(round(v["tokens_per_s"], -2)),
+                    f"{k}_mfu_percent": round(100 * v["mfu"], 2) if v["mfu"] else None}
     return numbers
