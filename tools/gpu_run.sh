@@ -7,9 +7,12 @@
 #   bash tools/gpu_run.sh --out OUT --stages small --compile  # the training step compiled
 #
 # Measured on an H100 (2026-11-26): machine + bench took 67 s with the wheels' install; a training
-# step takes about 50 ms for both multi30k-small and multi30k-gpu (results/gpu/bench_*.json; 43 ms
-# on real batches once warm), so `small` and each notebook (which trains multi30k-small on a GPU)
-# train for about 6-7 minutes and `base` for about 4, before decoding. `compile` takes about 3.
+# step takes about 50 ms for both multi30k-small and multi30k-gpu (results/gpu/bench_*.json; 46 ms
+# on real batches once warm). `small` took 8.8 minutes (8,000 updates in 480 s, 60 ms each with
+# start-up, evaluations and checkpoints, then decoding; results/gpu/multi30k-small_seed0.json) and
+# the whole command 9.4, so each notebook (which trains multi30k-small on a GPU, then decodes twice
+# and draws attention maps) needs most of a 10-minute command; `base` trains for about 5 minutes.
+# `compile` needs more than 4: its compiled half had not finished after 2.8 minutes.
 # Where a command may run 10 minutes, give each stage its own: three of them side by side on the
 # one GPU (small, notebook-en, notebook-zh) had not finished training after 8 minutes.
 #
