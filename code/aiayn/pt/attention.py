@@ -74,7 +74,7 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 PLANLESS_BACKENDS = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
 
 
-def fused_attention(q, k, v, mask=None):
+def _fused_attention(q, k, v, mask=None):
     """``F.scaled_dot_product_attention`` with a boolean mask (True = may attend), never by
     cuDNN's kernel on a GPU (above); on a CPU PyTorch's own choice, which never is cuDNN."""
     if not q.is_cuda:
@@ -115,7 +115,7 @@ class MultiHeadAttention(nn.Module):
         if self.fused:
             if mask is not None:
                 check_mask(mask, mask.dtype == torch.bool, (q.shape[0], q.shape[1], q.shape[2], k.shape[2]))
-            out, weights = fused_attention(q, k, v, mask), None
+            out, weights = _fused_attention(q, k, v, mask), None
         else:
             out, weights = scaled_dot_product_attention(q, k, v, mask)
         return self.w_o(merge_heads(out)), weights

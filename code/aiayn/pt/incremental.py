@@ -16,7 +16,7 @@ positions (tests: float64, 1e-10). ``model.decode`` stays the reference.
 import torch
 
 from .._checks import check_rank, check_same, shape_of
-from .attention import fused_attention, merge_heads, scaled_dot_product_attention, split_heads
+from .attention import _fused_attention, merge_heads, scaled_dot_product_attention, split_heads
 from .encoder import residual
 
 _PARTS = ("tgt_embed", "pos", "dropout", "decoder", "config")
@@ -44,7 +44,7 @@ def attend_cached(mha, query, k, v, mask=None):
     heads: query (B, T_q, d_model), k (B, H, T_k, d_k), v (B, H, T_k, d_v) -> (B, T_q, d_model)."""
     q = split_heads(mha.w_q(query), mha.num_heads)
     if mha.fused:
-        out = fused_attention(q, k, v, mask)
+        out = _fused_attention(q, k, v, mask)
     else:
         out, _ = scaled_dot_product_attention(q, k, v, mask)
     return mha.w_o(merge_heads(out))
