@@ -11,7 +11,8 @@
 # on real batches once warm). `small` took 8.8 minutes (8,000 updates in 480 s, 60 ms each with
 # start-up, evaluations and checkpoints, then decoding; results/gpu/multi30k-small_seed0.json) and
 # the whole command 9.4, so each notebook (which trains multi30k-small on a GPU, then decodes twice
-# and draws attention maps) needs most of a 10-minute command; `base` trains for about 5 minutes.
+# and draws attention maps) needs most of a 10-minute command; `base` should train for 4-5 minutes
+# (estimated from its step time: it has not run).
 # `compile` needs more than 4: its compiled half had not finished after 2.8 minutes.
 # Where a command may run 10 minutes, give each stage its own: three of them side by side on the
 # one GPU (small, notebook-en, notebook-zh) had not finished training after 8 minutes.
