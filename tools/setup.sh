@@ -66,10 +66,7 @@ want="$(cat requirements.txt code/pyproject.toml | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   echo "setup: installing requirements into .venv"
   "$venv/bin/python" -m pip install --quiet --upgrade pip
-  # --no-compile: Python compiles a module to bytecode the first time it is imported, so only the
-  # modules in use are compiled, not all of torch, sphinx and the rest: 56 s instead of 96 s for
-  # this line on a 2-core machine (2026-11-27), and about 3 s more on the first imports.
-  "$venv/bin/python" -m pip install --quiet --no-compile -r requirements.txt
+  "$venv/bin/python" -m pip install --quiet -r requirements.txt
   "$venv/bin/python" -m pip install --quiet -e code
   echo "$want" >"$stamp"
 fi
