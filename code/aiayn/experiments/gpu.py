@@ -84,8 +84,9 @@ def compile_stage(device: str, tiny: bool, results: Path, data_dir) -> Path:
 
 
 def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path, data_dir,
-                 compile: bool = False, seed: int | None = None) -> Path:
-    """Trains one configuration with aiayn-train, scores its averaged model on val and test."""
+                 compile: bool = False, seed: int | None = None) -> tuple[Path, Path]:
+    """Trains one configuration with aiayn-train, scores its averaged model on val and test.
+    Returns the results file and the averaged model."""
     config = RECIPES[stage]
     changes = TINY if tiny else {}
     run = run_config(config, changes)
@@ -106,7 +107,7 @@ def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path,
     rec.write(path, values)
     print(f"{config}: val BLEU {scores['val_bleu']:.2f}, test_2016_flickr BLEU {scores['test_2016_flickr_bleu']:.2f}, "
           f"training + evaluation {total / 60:.1f} min")
-    return path
+    return path, out / "averaged.pt"
 
 
 def mfu_values(run, out: Path, trained: dict, device: str, data_dir) -> dict:
@@ -170,12 +171,12 @@ def main(argv=None) -> int:
             keep(path)
     for stage in ("small", "base"):
         if stage in args.stages:
-            path = recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir, args.compile,
-                                args.seed)
+            path, model = recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir,
+                                       args.compile, args.seed)
             keep(path)
             # The averaged model too (8 MB for multi30k-small; never committed): a CPU machine can
             # then try decoding settings on the validation set without another GPU run.
-            shutil.copyfile(args.runs / RECIPES[stage] / "averaged.pt", args.out / f"{path.stem}.averaged.pt")
+            shutil.copyfile(model, args.out / f"{path.stem}.averaged.pt")
     for lang in ("en", "zh"):
         if f"notebook-{lang}" in args.stages:
             if args.tiny:
