@@ -11,6 +11,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import execute_notebooks  # noqa: E402  (tools/execute_notebooks.py)
+from execute_notebooks import OVERWRITTEN  # noqa: E402
 CHAPTERS = ROOT / "chapters"
 LANGS = ("en", "zh")
 TOCS = {"en": ROOT / "_toc.yml", "zh": ROOT / "_toc.zh.yml"}
@@ -142,6 +145,39 @@ def test_notebook_is_committed_executed_and_clean(path):
         for text in output_texts(cell):
             match = MACHINE_SPECIFIC.search(text)
             assert match is None, f"code cell {i}: machine-specific output {match.group()!r}"
+        # Saved as a notebook front end shows them (tools/execute_notebooks.py): one stream
+        # output per run of prints, no progress-bar states a carriage return overwrote. The book
+        # renders each stream output as its own block, so a progress bar would print hundreds.
+        streams = [(o["output_type"], o.get("name")) for o in cell["outputs"]]
+        assert all(a != b or a[0] != "stream" for a, b in zip(streams, streams[1:])), (
+            f"code cell {i}: consecutive stream outputs; run tools/execute_notebooks.py --tidy {path.name}")
+        for out in cell["outputs"]:
+            if out["output_type"] == "stream":
+                text = "".join(out["text"]) if isinstance(out["text"], list) else out["text"]
+                assert not OVERWRITTEN.search(text), (
+                    f"code cell {i}: text overwritten by a carriage return; run tools/execute_notebooks.py --tidy")
+
+
+def test_stream_merging_is_nbconverts():
+    """tools/execute_notebooks.py merges streams as nbconvert's CoalesceStreamsPreprocessor does:
+    a tqdm bar's redraws, prints around it, stderr between, a figure in the middle."""
+    nbformat = pytest.importorskip("nbformat")
+    preprocessors = pytest.importorskip("nbconvert.preprocessors")
+    stream = nbformat.v4.new_output
+    outputs = [stream("stream", name="stdout", text="start\n"),
+               *(stream("stream", name="stdout", text=f"\rtrain: {k:3d}%|{'#' * (k // 10):<10}|") for k in range(0, 101, 5)),
+               stream("stream", name="stdout", text="\nloss 4.21\r\n"),
+               stream("stream", name="stderr", text="a warning\n"),
+               stream("stream", name="stdout", text="\rbeam: 1/2\rbeam: 2/2\n"),
+               stream("display_data", data={"text/plain": "<Figure>"}),
+               stream("stream", name="stdout", text="done\n")]
+    saved = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=outputs)]))
+    ours, theirs = nbformat.reads(saved, 4), nbformat.reads(saved, 4)
+    execute_notebooks.coalesce_streams(ours)
+    preprocessors.CoalesceStreamsPreprocessor().preprocess(theirs, {})
+    assert ours == theirs
+    assert ours.cells[0].outputs[0].text == "start\ntrain: 100%|##########|\nloss 4.21\r\n"
+    assert len(ours.cells[0].outputs) == 5
 
 
 def test_nbval_collects_every_chapter_notebook():

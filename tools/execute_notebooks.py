@@ -7,10 +7,16 @@ Each notebook runs top to bottom in a fresh kernel of this environment, with the
 folder as working directory (so ``aiayn.plotting.tr`` picks the language) and one BLAS/OpenMP
 thread, as tools/test.sh runs nbval. Outputs replace the old ones and the file is saved;
 ``--check`` runs without saving. A cell that raises stops the run with the error and exit 1.
+
+Before saving, each cell's consecutive stream outputs are merged and the text a carriage return
+overwrites is dropped, as a notebook front end shows them: a progress bar redraws its line with
+``\r`` hundreds of times, and the book (myst-nb renders every stream output as its own block)
+would otherwise print every state of it. ``--tidy`` does only that to the saved outputs.
 """
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -18,6 +24,29 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+
+
+# Everything on a line up to the last carriage return that more text follows.
+OVERWRITTEN = re.compile(r".*\r(?=[^\n])")
+
+
+def coalesce_streams(nb) -> None:
+    """In place: what nbconvert's CoalesceStreamsPreprocessor does (tests/test_chapters.py
+    checks that the two agree), written out because the GPU machine's environment, which runs
+    this script, has no nbconvert."""
+    for cell in nb.cells:
+        merged = []
+        for output in cell.get("outputs", []):
+            if (output.output_type == "stream" and merged and merged[-1].output_type == "stream"
+                    and merged[-1].name == output.name):
+                merged[-1].text += output.text
+            else:
+                merged.append(output)
+        for output in merged:
+            if output.output_type == "stream" and "\r" in output.text:
+                output.text = OVERWRITTEN.sub("", output.text)
+        if "outputs" in cell:
+            cell.outputs = merged
 
 
 def execute(path: Path, timeout: int, save: bool, save_failed: bool = False) -> float:
@@ -29,12 +58,20 @@ def execute(path: Path, timeout: int, save: bool, save_failed: bool = False) -> 
         client.execute()
     except CellExecutionError:
         if save_failed:  # the outputs up to the failing cell, for a run that cannot be repeated at will
+            coalesce_streams(nb)
             nbformat.write(nb, path)
         raise
     seconds = time.perf_counter() - start
     if save:
+        coalesce_streams(nb)
         nbformat.write(nb, path)
     return seconds
+
+
+def tidy(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    coalesce_streams(nb)
+    nbformat.write(nb, path)
 
 
 def main() -> int:
@@ -42,6 +79,8 @@ def main() -> int:
     parser.add_argument("notebooks", nargs="+", type=Path)
     parser.add_argument("--timeout", type=int, default=900, help="seconds per cell (default 900)")
     parser.add_argument("--check", action="store_true", help="execute without saving")
+    parser.add_argument("--tidy", action="store_true",
+                        help="do not execute: only merge the saved stream outputs (see above) and save")
     parser.add_argument("--save-failed", action="store_true",
                         help="save a notebook whose run failed too, with its outputs up to the error (GPU runs)")
     args = parser.parse_args()
@@ -51,6 +90,10 @@ def main() -> int:
         if not path.is_file():
             print(f"{path}: no such notebook", file=sys.stderr)
             return 2
+        if args.tidy:
+            tidy(path)
+            print(f"{path}: stream outputs merged, saved")
+            continue
         try:
             seconds = execute(path.resolve(), args.timeout, save=not args.check,
                               save_failed=args.save_failed and not args.check)
