@@ -40,10 +40,15 @@ def run_config(base: str, changes: dict) -> RunConfig:
     return dataclasses.replace(config, **typed_changes(config, changes))
 
 
+def training_pairs(run: RunConfig, data_dir=None) -> tuple[list[str], list[str]]:
+    """The training split's sentences (en, de) that ``run`` trains on (``max_train_pairs``)."""
+    en, de = load_split("train", data_dir)
+    return en[: run.max_train_pairs], de[: run.max_train_pairs]
+
+
 def training_batches(run: RunConfig, data_dir=None):
     """(tokenizer, shuffled training batches) of ``run``, built as ``aiayn-train`` builds them."""
-    en, de = load_split("train", data_dir)
-    en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
+    en, de = training_pairs(run, data_dir)
     tokenizer = SubwordTokenizer.train(en + de, run.vocab_size)
     return tokenizer, run.training_batches(tokenizer, en, de)
 
