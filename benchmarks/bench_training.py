@@ -9,6 +9,7 @@ time counted, see benchmarks/bench_compile.py.
     python benchmarks/bench_training.py                         # multi30k-cpu on CPU, -gpu on CUDA
     python benchmarks/bench_training.py --config multi30k-gpu --steps 20
     python benchmarks/bench_training.py --config multi30k-small --json results/gpu/bench_small.json
+    python benchmarks/bench_training.py --config multi30k-small --profile runs/profile   # where the time goes
 
 The ``torch.nn.Transformer`` model keeps our embeddings, positions, dropout, tied output layer,
 loss, Adam and autocast (the same ``Trainer.train_step``), so the ratio measures the encoder
@@ -27,9 +28,12 @@ is no standard figure, so MFU is printed only when ``--peak-tflops`` states one.
 import argparse
 import statistics
 import time
+from pathlib import Path
 
 import torch
 from torch import nn
+from torch.autograd import DeviceType
+from torch.profiler import ProfilerActivity
 
 from machine import describe
 from aiayn.data.batch import Batch
@@ -40,6 +44,7 @@ from aiayn.train.configs import CONFIGS
 from aiayn.train.trainer import Trainer, choose_precision, native_bf16
 
 SRC_LEN, TGT_LEN = 22, 24
+PROFILED_STEPS = 5
 
 
 class TorchTransformer(nn.Module):
@@ -66,9 +71,8 @@ class TorchTransformer(nn.Module):
         return self.out_proj(hidden)
 
 
-def measure(run, device, model_class, fused: bool, compiled: bool, steps: int, warmup: int) -> float:
-    """Seconds per training step, median over ``steps`` after ``warmup`` untimed ones (the
-    first of which compiles, when ``compiled``)."""
+def build(run, device, model_class, fused: bool, compiled: bool):
+    """A Trainer of ``model_class`` for ``run`` and one synthetic batch of the run's token budget."""
     torch.manual_seed(0)
     model = model_class(run.model_config(run.vocab_size))
     trainer = Trainer(model, run.train_config(device, max_steps=10**9, progress=False, fused_attention=fused,
@@ -76,6 +80,12 @@ def measure(run, device, model_class, fused: bool, compiled: bool, steps: int, w
     pairs = run.max_tokens // TGT_LEN
     batch = Batch(torch.randint(4, run.vocab_size, (pairs, SRC_LEN)),
                   torch.randint(4, run.vocab_size, (pairs, TGT_LEN)))
+    return trainer, batch
+
+
+def measure(trainer, batch, device, steps: int, warmup: int) -> float:
+    """Seconds per training step, median over ``steps`` after ``warmup`` untimed ones (the
+    first of which compiles, when the trainer compiles)."""
     times = []
     for i in range(warmup + steps):
         if device == "cuda":
@@ -88,6 +98,29 @@ def measure(run, device, model_class, fused: bool, compiled: bool, steps: int, w
     return statistics.median(times[warmup:])
 
 
+def profile(trainer, batch, device, steps: int) -> tuple[dict, str]:
+    """Where a step's time goes, from ``torch.profiler`` over ``steps`` (warm) steps: per step,
+    the PyTorch operators called (nested ones included), and on a GPU the kernels launched and
+    the time the GPU spent in them. GPU time well below the step time means the host, issuing
+    kernels one by one, sets the pace; then fewer operators make a faster step. Also returns the
+    profiler's table of the operators that took the most time."""
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    with torch.profiler.profile(activities=activities) as prof:
+        for _ in range(steps):
+            trainer.train_step(batch)
+        if device == "cuda":
+            torch.cuda.synchronize()
+    events = prof.key_averages()
+    on_gpu = [e for e in events if e.device_type == DeviceType.CUDA]
+    summary = {"profiled_steps": steps,
+               "operators_per_step": sum(e.count for e in events if e.key.startswith("aten::")) / steps}
+    if device == "cuda":
+        summary |= {"kernels_per_step": sum(e.count for e in on_gpu) / steps,
+                    "gpu_busy_ms_per_step": sum(e.self_device_time_total for e in on_gpu) / steps / 1e3}
+    sort = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
+    return summary, events.table(sort_by=sort, row_limit=30)
+
+
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", choices=sorted(CONFIGS))
@@ -97,6 +130,9 @@ def main(argv=None) -> dict:
     p.add_argument("--peak-tflops", type=float, help="the device's peak, for MFU (needed on CPU)")
     p.add_argument("--compile", action="store_true", help="also time compiled models (torch.compile)")
     p.add_argument("--json", help="also write the measurements to this results file")
+    p.add_argument("--profile", metavar="DIR",
+                   help="also profile a few steps of each eager variant (torch.profiler): per step, operators, "
+                        "and on a GPU kernels and GPU-busy time; the profiler's tables go to DIR")
     args = p.parse_args(argv)
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
@@ -119,10 +155,16 @@ def main(argv=None) -> dict:
                      ("torch.nn.Transformer, compiled", TorchTransformer, None, True)]
     rows = {}
     for label, model_class, fused, compiled in variants:
-        seconds = measure(run, device, model_class, fused, compiled, args.steps, args.warmup)
+        trainer, batch = build(run, device, model_class, fused, compiled)
+        seconds = measure(trainer, batch, device, args.steps, args.warmup)
         achieved = flops / seconds / 1e12
         rows[label] = {"seconds_per_step": seconds, "target_tokens_per_s": pairs * (TGT_LEN - 1) / seconds,
                        "tflops": achieved, "mfu": achieved / peak if peak else None}
+        if args.profile and not compiled:
+            rows[label]["profile"], table = profile(trainer, batch, device, PROFILED_STEPS)
+            folder = Path(args.profile)
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{run.name}_{label.replace(' ', '_')}.txt").write_text(table, encoding="utf8")
     for label, row in rows.items():  # compiled against compiled, eager against eager
         peer = "torch.nn.Transformer, compiled" if label.endswith("compiled") else "torch.nn.Transformer"
         row["speed_vs_torch_nn"] = rows[peer]["seconds_per_step"] / row["seconds_per_step"]
@@ -130,6 +172,9 @@ def main(argv=None) -> dict:
         print(f"{label:>31}: {row['seconds_per_step'] * 1e3:8.1f} ms/step  {row['target_tokens_per_s']:10,.0f} "
               f"target tokens/s  {row['tflops']:8.3g} TFLOP/s  MFU {mfu}  x{row['speed_vs_torch_nn']:.2f} "
               "of torch.nn.Transformer's tokens/s")
+        if "profile" in row:
+            print(f"{'':>33}per step: " + ", ".join(f"{k.removesuffix('_per_step').replace('_', ' ')} {v:,.1f}"
+                                                    for k, v in row["profile"].items() if k.endswith("_per_step")))
     values = {"config": run.name, "device": device, "precision": precision, "pairs": pairs,
               "src_len": SRC_LEN, "tgt_len": TGT_LEN, "flops_per_step": flops, "peak_tflops": peak,
               "steps": args.steps, "warmup": args.warmup, "rows": rows}

@@ -142,11 +142,16 @@ def test_gpu_script_dry_run_on_cpu(tmp_path, monkeypatch):
                      "--seed", "1"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["bench_multi30k-tiny.json", "compile_multi30k-tiny.json",
                                                       "machine.json", "multi30k-small_seed1.averaged.pt",
-                                                      "multi30k-small_seed1.json"]
+                                                      "multi30k-small_seed1.json", "multi30k-tiny_explicit.txt",
+                                                      "multi30k-tiny_fused.txt", "multi30k-tiny_torch.nn.Transformer.txt"]
+    assert "aten::addmm" in (out / "multi30k-tiny_fused.txt").read_text()  # the profiler's table
     timed = read_results(out / "compile_multi30k-tiny.json")["values"]["rows"]
     assert list(timed) == ["eager"] and sorted(timed["eager"]["elapsed_after"]) == ["1", "3"]
     rows = read_results(out / "bench_multi30k-tiny.json")["values"]["rows"]
     assert rows["torch.nn.Transformer"]["speed_vs_torch_nn"] == 1.0 and rows["fused"]["target_tokens_per_s"] > 0
+    # Our attention, spelled out, calls more operators than the fused kernel; on a CPU no kernels are counted.
+    assert rows["explicit"]["profile"]["operators_per_step"] > rows["fused"]["profile"]["operators_per_step"] > 0
+    assert "kernels_per_step" not in rows["fused"]["profile"]
     small = read_results(out / "multi30k-small_seed1.json")["values"]
     assert small["model_tflops_per_s"] > 0 and small["mfu"] is None  # no peak for a CPU
     assert {"val_bleu", "test_2016_flickr_bleu", "train_and_eval_seconds"} <= set(small) and small["compiled"]

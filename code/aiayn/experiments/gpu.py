@@ -9,7 +9,8 @@ Stages (each under ten minutes on one H100; ``--stages`` picks some):
   compile     eager against compiled training (torch.compile) of the recommended GPU
               configuration on real batches, compilation included: does it pay for itself?
   bench       our training step against torch.nn.Transformer of the same shape (tokens/s,
-              MFU), for the recommended GPU configuration and for multi30k-gpu
+              MFU), for the recommended GPU configuration and for multi30k-gpu; and a profile
+              of each: operators and kernels per step, GPU-busy time against the step's time
   small base  train the recommended GPU configuration, then multi30k-gpu (the base model):
               validation and test BLEU, training + evaluation time, tokens/s, MFU
               (compiled with --compile)
@@ -33,12 +34,11 @@ from pathlib import Path
 
 import torch
 
-from ..data.multi30k import load_split
 from ..train.checkpoint import load_checkpoint
 from ..data.tokenizer import SubwordTokenizer
 from .mfu import epoch_flops, measured_matmul_tflops, peak_bf16_tflops
 from .record import REPOSITORY, Recorder
-from .recipe_runs import decode_split, run_config, train_with_cli
+from .recipe_runs import decode_split, run_config, train_with_cli, training_pairs
 from ..train.trainer import choose_precision, native_bf16
 
 RESULTS = REPOSITORY / "results" / "gpu"
@@ -61,13 +61,14 @@ def machine_stage(device: str, tiny: bool) -> dict:
 
 
 def bench_stage(device: str, tiny: bool, results: Path) -> list[Path]:
-    written = []
+    """The results files and the profiler's tables (results/gpu/profile/<config>_<variant>.txt)."""
+    written, profiles = [], results / "profile"
     for config in (["multi30k-tiny"] if tiny else list(RECIPES.values())):
         path = results / f"bench_{config}.json"
         steps = ["--steps", "1", "--warmup", "1"] if tiny else ["--steps", "20", "--warmup", "5"]
         subprocess.run([sys.executable, str(REPOSITORY / "benchmarks" / "bench_training.py"), "--config", config,
-                        "--device", device, "--json", str(path), *steps], check=True)
-        written.append(path)
+                        "--device", device, "--json", str(path), "--profile", str(profiles), *steps], check=True)
+        written += [path, *sorted(profiles.glob(f"{config}_*.txt"))]
     return written
 
 
@@ -112,8 +113,8 @@ def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path,
 
 def mfu_values(run, out: Path, trained: dict, device: str, data_dir) -> dict:
     """Model FLOPs per second of the whole training (epoch-mean FLOPs per update), and MFU."""
-    en, de = load_split("train", data_dir)
-    en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
+    en, de = training_pairs(run, data_dir)
+    # The tokenizer the run trained (saved in its checkpoint), not a new one: the same batches.
     tokenizer = SubwordTokenizer.from_str(load_checkpoint(out / "averaged.pt")["metadata"]["tokenizer"])
     batches = run.training_batches(tokenizer, en, de)
     config = run.model_config(tokenizer.vocab_size)
