@@ -20,7 +20,7 @@ from aiayn.experiments import budget, gpu, recipes
 from aiayn.experiments.mfu import training_flops
 from aiayn.experiments.recipe_runs import run_config, train_command
 from aiayn.experiments.recipe_table import Row, Spread, Table, chapter_numbers, recipe_table
-from aiayn.experiments.record import read_results
+from aiayn.experiments.record import Recorder, read_results
 from aiayn.pt.model import Transformer
 from aiayn.train.checkpoint import load_checkpoint
 from aiayn.train.cli import train
@@ -121,6 +121,20 @@ def test_budget_with_set_names_its_file_after_the_changes(tmp_path):
     assert values["changes"] == {"dropout": "0.2"} and values["run"]["dropout"] == 0.2
     assert "--set dropout=0.2" in values["aiayn_train"]
     assert load_checkpoint(out / "averaged_step2.pt")["model_config"]["dropout"] == 0.2
+
+
+def test_budget_files_of_other_seeds_and_their_glue_keys(tmp_path):
+    assert budget.budget_name("multi30k-laptop", {}) == "multi30k-laptop"
+    assert budget.budget_name("multi30k-laptop", {"dropout": "0.1"}, 1) == "multi30k-laptop_dropout0.1_seed1"
+    assert budget.budget_path(tmp_path, "multi30k-laptop", None, 2).name == "multi30k-laptop_seed2.json"
+    point = {"minutes": 60, "step": 3950, "train_seconds": 3600.0, "val_bleu": 38.8,
+             "test_2016_flickr_bleu": 39.0, "averaged_val_loss": 1.647}
+    for seed, bleu in ((0, 39.0), (1, 38.5)):
+        values = {"config": "multi30k-laptop", "seed": seed, "points": [point | {"test_2016_flickr_bleu": bleu}]}
+        Recorder().write(budget.budget_path(tmp_path / "budget", "multi30k-laptop", None, seed), values)
+    numbers = chapter_numbers(tmp_path)
+    assert numbers["budget_60min_test_bleu"] == 39.0 and numbers["budget_seed1_60min_test_bleu"] == 38.5
+    assert numbers["budget_config"] == "multi30k-laptop"
 
 
 @needs_data
@@ -227,7 +241,7 @@ def test_committed_budget_runs_are_the_current_configurations(path):
     multi30k-laptop without running its hour again fails here."""
     values = read_results(path)["values"]
     changes = values.get("changes") or {}
-    assert path.name == budget.budget_path(path.parent, values["config"], changes).name
+    assert path.name == budget.budget_path(path.parent, values["config"], changes, values["seed"]).name
     now = dataclasses.replace(run_config(values["config"], changes), seed=values["seed"])
     assert values["run"] == dataclasses.asdict(now)
     assert values["aiayn_train"].startswith(shlex.join(["aiayn-train", *train_command(

@@ -11,7 +11,10 @@ minutes into updates with that file (or ``--steps-at 10=700 ...``), trains once 
 scores every kept model on the validation and test sets. The §5.3 schedule does not depend on
 the run's length, so the model kept at 10 minutes is exactly what a 10-minute run gives.
 ``--set`` changes the configuration as ``aiayn-train --set`` does; the results file is then
-``<config>_<field><value>.json`` (the budgets still come from the configuration's throughput).
+``<config>_<field><value>.json`` (the budgets still come from the configuration's throughput);
+``--seed`` other than 0 adds ``_seed<seed>``.
+
+    OMP_NUM_THREADS=2 python -m aiayn.experiments.recipes budget --config multi30k-laptop --threads 2 --seed 1
 """
 
 import os
@@ -119,13 +122,14 @@ def set_changes(pairs) -> dict[str, str]:
     return dict(kv.split("=", 1) for kv in pairs)
 
 
-def budget_name(config: str, changes: dict) -> str:
-    """``multi30k-laptop`` or, changed, ``multi30k-laptop_dropout0.1``: the results file's stem."""
-    return "_".join([config, *(f"{k}{v}" for k, v in changes.items())])
+def budget_name(config: str, changes: dict, seed: int = 0) -> str:
+    """``multi30k-laptop``; changed, ``multi30k-laptop_dropout0.1``; another seed than 0,
+    ``multi30k-laptop_seed1``: the results file's stem (and the run's folder)."""
+    return "_".join([config, *(f"{k}{v}" for k, v in changes.items()), *([f"seed{seed}"] if seed else [])])
 
 
-def budget_path(results: Path, config: str, changes: dict | None = None) -> Path:
-    return Path(results) / f"{budget_name(config, changes or {})}.json"
+def budget_path(results: Path, config: str, changes: dict | None = None, seed: int = 0) -> Path:
+    return Path(results) / f"{budget_name(config, changes or {}, seed)}.json"
 
 
 def _steps_at(args, changes: dict) -> tuple[dict[int, int], str]:
@@ -159,13 +163,13 @@ def run_command(args) -> None:
     changes = set_changes(args.set)
     run_config(args.config, changes)  # a wrong field or value fails here, before any training
     steps_at, source = _steps_at(args, changes)
-    name = budget_name(args.config, changes)
+    name = budget_name(args.config, changes, args.seed)
     print(f"budgets (minutes=updates, from {source}): " + " ".join(f"{m}={s}" for m, s in steps_at.items()))
     with Recorder() as rec:
         values = run_budget(args.config, steps_at, args.seed, args.out or Path("runs/budget") / name,
                             args.data_dir, args.quiet, changes)
     values |= {"steps_from": source, "threads": args.threads}
-    rec.write(budget_path(args.results, args.config, changes), values)
+    rec.write(budget_path(args.results, args.config, changes, args.seed), values)
     for p in values["points"]:
         print(f"{p['minutes']:>3} min budget: {p['step']} updates, {p['train_seconds'] / 60:.1f} min of training, "
               f"BLEU val {p['val_bleu']:.1f}, test_2016_flickr {p['test_2016_flickr_bleu']:.1f}")

@@ -148,8 +148,9 @@ def chapter_numbers(results) -> dict[str, object]:
         record = read_results(path)
         values = record["values"]
         changes = values.get("changes") or {}  # a run of `budget --set`: keys budget_<change>_...
-        prefix = "_".join(["budget", *(glue_key(f"{k}{v}") for k, v in changes.items())])
-        if not changes:
+        seed = [f"seed{values['seed']}"] if values["seed"] else []  # `budget --seed 1`: budget_seed1_...
+        prefix = "_".join(["budget", *(glue_key(f"{k}{v}") for k, v in changes.items()), *seed])
+        if not changes and not seed:
             numbers |= {"budget_config": values["config"], "budget_threads": record["threads"],
                         "budget_machine": record["machine"].split(";")[0]}
         for p in values["points"]:
