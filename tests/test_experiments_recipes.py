@@ -123,6 +123,25 @@ def test_budget_with_set_names_its_file_after_the_changes(tmp_path):
     assert load_checkpoint(out / "averaged_step2.pt")["model_config"]["dropout"] == 0.2
 
 
+@needs_data
+def test_decoding_is_chosen_on_validation_then_scored_on_test(tmp_path):
+    train(["--config", "multi30k-tiny", "--steps", "2", "--out", str(tmp_path / "run"), "--no-eval", "--quiet",
+           "--device", "cpu"])
+    assert recipes.main(["decoding", "--model", str(tmp_path / "run" / "averaged.pt"), "--name", "tiny",
+                         "--beams", "1", "2", "--alphas", "0.6", "--max-sentences", "8",
+                         "--results", str(tmp_path / "decoding")]) == 0
+    values = read_results(tmp_path / "decoding" / "tiny.json")["values"]
+    # The grid, plus the paper's beam 4 / alpha 0.6; the best on validation, the first of equals.
+    assert [(r["beam_size"], r["alpha"]) for r in values["grid"]] == [(1, 0.6), (2, 0.6), (4, 0.6)]
+    best = max(r["val_bleu"] for r in values["grid"])
+    first_best = next(r for r in values["grid"] if r["val_bleu"] == best)
+    assert values["chosen"] == {"beam_size": first_best["beam_size"], "alpha": first_best["alpha"]}
+    assert values["val_sentences"] == values["test_sentences"] == 8
+    chosen = f"beam {values['chosen']['beam_size']}, alpha {values['chosen']['alpha']}"
+    assert set(values["test_bleu"]) == {"beam 4, alpha 0.6", chosen}
+    assert ("test_p_value" in values) == (chosen != "beam 4, alpha 0.6")
+
+
 def test_budget_files_of_other_seeds_and_their_glue_keys(tmp_path):
     assert budget.budget_name("multi30k-laptop", {}) == "multi30k-laptop"
     assert budget.budget_name("multi30k-laptop", {"dropout": "0.1"}, 1) == "multi30k-laptop_dropout0.1_seed1"
@@ -193,6 +212,8 @@ def test_gpu_notebook_stage_executes_and_copies(tmp_path):
     (["budget", "--config", "multi30k-tiny", "--threads", "1", "--steps-at", "1=2", "--set", "dropout"], "--set takes"),
     (["budget", "--config", "multi30k-tiny", "--threads", "1", "--steps-at", "1=2", "--set", "droput=0.1"],
      "'droput' is not a RunConfig field"),
+    (["decoding", "--model", "no/such/averaged.pt", "--name", "x"], "--model no/such/averaged.pt: no such file"),
+    (["decoding", "--model", "x.pt", "--name", "x", "--beams", "0", "4"], "--beams must be at least 1"),
 ])
 def test_command_line_errors_are_one_line_and_status_2(argv, message, capsys):
     try:
@@ -258,7 +279,7 @@ def test_the_chapter_numbers_are_those_of_the_results_files(lang):
     notebook = ROOT / "chapters" / lang / "multi30k_recipe.ipynb"
     glued = landing.glued_values(notebook)
     expected = chapter_numbers(ROOT / "results")
-    recipe_keys = [k for k in glued if k.startswith(("recipe_", "budget_", "gpu_"))]
+    recipe_keys = [k for k in glued if k.startswith(("recipe_", "budget_", "gpu_", "decoding_"))]
     assert recipe_keys, f"{notebook.name} glues no recipe numbers"
     assert {k: glued[k] for k in recipe_keys} == {k: expected.get(k, "missing from the results files")
                                                   for k in recipe_keys}

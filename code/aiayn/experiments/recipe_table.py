@@ -158,6 +158,17 @@ def chapter_numbers(results) -> dict[str, object]:
             numbers |= {f"{k}_updates": p["step"], f"{k}_minutes": round(p["train_seconds"] / 60, 1),
                         f"{k}_val_bleu": round(p["val_bleu"], 1), f"{k}_test_bleu": round(p["test_2016_flickr_bleu"], 1),
                         f"{k}_val_loss": round(p["averaged_val_loss"], 3)}
+    for path in sorted((results / "recipes" / "decoding").glob("*.json")):  # aiayn.experiments.decoding
+        v = read_results(path)["values"]
+        k = f"decoding_{glue_key(path.stem)}"
+        val = {(r["beam_size"], r["alpha"]): r["val_bleu"] for r in v["grid"]}
+        for which in ("paper", "chosen"):
+            setting = (v[which]["beam_size"], v[which]["alpha"])
+            numbers |= {f"{k}_{which}_beam": setting[0], f"{k}_{which}_alpha": setting[1],
+                        f"{k}_{which}_val_bleu": round(val[setting], 1),
+                        f"{k}_{which}_test_bleu": round(v["test_bleu"][f"beam {setting[0]}, alpha {setting[1]}"], 1)}
+        if "test_p_value" in v:
+            numbers[f"{k}_test_p_value"] = round(v["test_p_value"], 2)
     if (results / "gpu" / "machine.json").is_file():
         v = read_results(results / "gpu" / "machine.json")["values"]
         numbers |= {"gpu_name": v["gpu"], "gpu_matmul_tflops": round(v["matmul_bf16_tflops"]),

@@ -6,6 +6,7 @@
     python -m aiayn.experiments.recipes table                        # the ranking, from the files
     python -m aiayn.experiments.recipes throughput --config multi30k-laptop --threads 2
     python -m aiayn.experiments.recipes budget --config multi30k-laptop --threads 2
+    python -m aiayn.experiments.recipes decoding --model runs/.../averaged.pt --name NAME   # beam, alpha
 
 Every candidate is a change of ``multi30k-cpu`` made with ``aiayn-train --set``, so each run
 is also one ``aiayn-train`` command (stored in its results file). A ranking run trains
@@ -27,7 +28,7 @@ from ..train.configs import RunConfig
 from .record import REPOSITORY, Recorder, read_results
 from .recipe_runs import decode_split, train_with_cli
 from .recipe_table import recipe_table
-from . import budget
+from . import budget, decoding
 
 RESULTS = REPOSITORY / "results" / "recipes"
 RUNS = Path("runs") / "recipes"
@@ -124,6 +125,7 @@ def main(argv=None) -> int:
             s.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE", help="more aiayn-train --set fields")
             s.add_argument("--force", action="store_true", help="re-run candidates that have results")
     budget.add_commands(sub)
+    decoding.add_command(sub)
     args = p.parse_args(argv)
     if getattr(args, "candidates", None):
         unknown = [n for n in args.candidates if n not in CANDIDATES]
@@ -138,6 +140,8 @@ def main(argv=None) -> int:
             test(args.candidates, args.seeds, args.results, args.runs, args.data_dir)
         elif args.command == "table":
             print(recipe_table(args.results, args.candidates).to_text())
+        elif args.command == "decoding":
+            decoding.run_command(args)
         else:
             budget.run_command(args)
     except (FileNotFoundError, ValueError) as err:
