@@ -50,11 +50,12 @@ def choose(checkpoint, beams=BEAMS, alphas=ALPHAS, data_dir=None, device="cpu", 
     chosen = (best["beam_size"], best["alpha"])
     test_src, test_ref = (s[:max_sentences] for s in load_split(TEST_SPLIT, data_dir))
     systems = {setting: translate(model, tokenizer, test_src, *setting) for setting in dict.fromkeys([PAPER, chosen])}
+    test_scores = {setting: corpus_bleu(h, test_ref) for setting, h in systems.items()}
     values = {"checkpoint": Path(checkpoint).as_posix(), "model_config": ckpt["model_config"],
               "val_sentences": len(val_src), "test_sentences": len(test_src), "grid": rows,
               "paper": {"beam_size": PAPER[0], "alpha": PAPER[1]}, "chosen": {"beam_size": chosen[0], "alpha": chosen[1]},
-              "signature": corpus_bleu(systems[PAPER], test_ref).signature,  # cased, 13a: as everywhere
-              "test_bleu": {f"beam {b}, alpha {a}": corpus_bleu(h, test_ref).score for (b, a), h in systems.items()}}
+              "signature": test_scores[PAPER].signature,  # cased, 13a: as everywhere
+              "test_bleu": {f"beam {b}, alpha {a}": score.score for (b, a), score in test_scores.items()}}
     if chosen != PAPER:  # is the chosen setting's difference on test beyond the test set's noise?
         named = [(f"beam {b}, alpha {a}", h) for (b, a), h in systems.items()]
         _, scores = PairedTest(named, {"BLEU": BLEU()}, [test_ref], test_type="bs", n_samples=1000)()
