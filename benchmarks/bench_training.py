@@ -10,6 +10,7 @@ time counted, see benchmarks/bench_compile.py.
     python benchmarks/bench_training.py --config multi30k-gpu --steps 20
     python benchmarks/bench_training.py --config multi30k-small --json results/gpu/bench_small.json
     python benchmarks/bench_training.py --config multi30k-small --profile runs/profile   # where the time goes
+    python benchmarks/bench_training.py --config multi30k-small --pairs 2 --steps 40     # the host's share
 
 The ``torch.nn.Transformer`` model keeps our embeddings, positions, dropout, tied output layer,
 loss, Adam and autocast (the same ``Trainer.train_step``), so the ratio measures the encoder
@@ -19,6 +20,11 @@ Batches are synthetic but shaped like Multi30k under the configuration's token b
 source 22 and target 24 positions per sentence pair (the corpus's mean lengths in subwords
 plus EOS / BOS, padding included), as many pairs as the budget allows. Throughput counts
 target tokens (the unit of the paper's batch size), like the trainer's progress bar.
+
+``--pairs 2`` shrinks the batch until the arithmetic is small and a step's time is mostly the
+host's: Python, PyTorch's dispatcher, autograd, one call per operator. On a CPU that is a proxy
+for a GPU on which the host, launching kernels one by one, sets the pace (an H100 on these small
+models: results/gpu/STATUS.md); it cannot show what launching a CUDA kernel costs.
 
 MFU = (model FLOPs per step / seconds per step) / peak, FLOPs counted from the shapes
 (``aiayn.experiments.mfu``). The peak is the GPU's data-sheet dense bf16 rate; on a CPU there
@@ -71,31 +77,49 @@ class TorchTransformer(nn.Module):
         return self.out_proj(hidden)
 
 
-def build(run, device, model_class, fused: bool, compiled: bool):
-    """A Trainer of ``model_class`` for ``run`` and one synthetic batch of the run's token budget."""
+def build(run, device, model_class, fused: bool, compiled: bool, pairs: int | None = None):
+    """A Trainer of ``model_class`` for ``run`` and one synthetic batch of ``pairs`` sentence
+    pairs, by default as many as the run's token budget allows."""
     torch.manual_seed(0)
     model = model_class(run.model_config(run.vocab_size))
     trainer = Trainer(model, run.train_config(device, max_steps=10**9, progress=False, fused_attention=fused,
                                               compile=compiled, checkpoint_every=None))
-    pairs = run.max_tokens // TGT_LEN
+    if pairs and device == "cpu":
+        # As on a GPU, Adam updates every parameter in one fused kernel: the trainer's CPU default,
+        # a Python loop over the parameters, would make a host-bound step mostly optimizer, and
+        # our model (q, k and v projected apart) has 169 parameter tensors to torch.nn.Transformer's 121.
+        for group in trainer.optimizer.param_groups:
+            group["fused"] = True
+    pairs = pairs or run.max_tokens // TGT_LEN
     batch = Batch(torch.randint(4, run.vocab_size, (pairs, SRC_LEN)),
                   torch.randint(4, run.vocab_size, (pairs, TGT_LEN)))
     return trainer, batch
 
 
-def measure(trainer, batch, device, steps: int, warmup: int) -> float:
-    """Seconds per training step, median over ``steps`` after ``warmup`` untimed ones (the
-    first of which compiles, when the trainer compiles)."""
-    times = []
-    for i in range(warmup + steps):
-        if device == "cuda":
-            torch.cuda.synchronize()
-        start = time.perf_counter()
-        trainer.train_step(batch)
-        if device == "cuda":
-            torch.cuda.synchronize()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times[warmup:])
+def timed_step(trainer, batch, device) -> float:
+    """Seconds of one training step, the GPU's queue emptied before and after."""
+    if device == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    trainer.train_step(batch)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
+def measure(built: dict, device, steps: int, warmup: int) -> dict:
+    """Seconds per training step of each ``label: (trainer, batch)``, the median over ``steps``
+    after ``warmup`` untimed ones (the first of which compiles, when the trainer compiles).
+    The variants take turns, one step each per round: a machine that slows down for a while
+    (another tenant, the clock) then slows all of them alike instead of the one running then."""
+    for trainer, batch in built.values():
+        for _ in range(warmup):
+            timed_step(trainer, batch, device)
+    times = {label: [] for label in built}
+    for _ in range(steps):
+        for label, (trainer, batch) in built.items():
+            times[label].append(timed_step(trainer, batch, device))
+    return {label: statistics.median(t) for label, t in times.items()}
 
 
 def profile(trainer, batch, device, steps: int) -> tuple[dict, str]:
@@ -125,6 +149,8 @@ def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", choices=sorted(CONFIGS))
     p.add_argument("--steps", type=int, default=5)
+    p.add_argument("--pairs", type=int, help="sentence pairs per batch (default: the configuration's token "
+                                              "budget); 2 leaves mostly the host's work")
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when there is one")
     p.add_argument("--peak-tflops", type=float, help="the device's peak, for MFU (needed on CPU)")
@@ -139,7 +165,9 @@ def main(argv=None) -> dict:
         p.error("--device cuda: no CUDA device is visible to PyTorch")
     rec = Recorder()
     run = CONFIGS[args.config or ("multi30k-gpu" if device == "cuda" else "multi30k-cpu")]
-    pairs = run.max_tokens // TGT_LEN
+    if args.pairs is not None and args.pairs < 1:
+        p.error(f"--pairs must be at least 1, got {args.pairs}")
+    pairs = args.pairs or run.max_tokens // TGT_LEN
     flops = training_flops(run.model_config(run.vocab_size), pairs, SRC_LEN, TGT_LEN)
     peak = args.peak_tflops or (peak_bf16_tflops() if device == "cuda" else None)
     precision = choose_precision(device, None, native_bf16(torch.device(device)))
@@ -153,15 +181,16 @@ def main(argv=None) -> dict:
     if args.compile:
         variants += [("fused, compiled", Transformer, True, True),
                      ("torch.nn.Transformer, compiled", TorchTransformer, None, True)]
+    built = {label: build(run, device, model_class, fused, compiled, pairs)
+             for label, model_class, fused, compiled in variants}
     rows = {}
-    for label, model_class, fused, compiled in variants:
-        trainer, batch = build(run, device, model_class, fused, compiled)
-        seconds = measure(trainer, batch, device, args.steps, args.warmup)
+    for label, seconds in measure(built, device, args.steps, args.warmup).items():
         achieved = flops / seconds / 1e12
         rows[label] = {"seconds_per_step": seconds, "target_tokens_per_s": pairs * (TGT_LEN - 1) / seconds,
                        "tflops": achieved, "mfu": achieved / peak if peak else None}
+    for label, model_class, fused, compiled in variants:
         if args.profile and not compiled:
-            rows[label]["profile"], table = profile(trainer, batch, device, PROFILED_STEPS)
+            rows[label]["profile"], table = profile(*built[label], device, PROFILED_STEPS)
             folder = Path(args.profile)
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"{run.name}_{label.replace(' ', '_')}.txt").write_text(table, encoding="utf8")
