@@ -368,7 +368,7 @@ def test_landing_results_are_the_numbers_the_notebooks_glued(book_html):
                 "copy_task_exact_match", "multi30k_bleu"):
         assert ">pending" not in rows[key], key
     assert "63,082,496" in rows["params_base"]  # Table 3's base model, counted
-    assert ">100.0%<" in rows["copy_task_exact_match"]
+    assert values["copy_task_exact_match"] >= 0.99  # the chapter's assert: near-perfect on unseen sequences
     assert "multi30k-" in rows["multi30k_bleu"]  # the configuration that produced the BLEU is named
 
 

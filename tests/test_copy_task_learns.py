@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from aiayn.config import TransformerConfig
-from aiayn.data.copy_task import CopyTask, greedy_exact_match, train_until_exact
+from aiayn.data.copy_task import CopyTask, greedy_exact_match, greedy_misses, train_until_exact
 from aiayn.pt.model import Transformer
 from aiayn.train.trainer import TrainConfig, Trainer
 
@@ -45,5 +45,10 @@ def test_a_tiny_transformer_learns_to_copy_unseen_sequences():
     assert lines[-1].endswith("100.0 %") and not any(line.endswith("100.0 %") for line in lines[:-1])
     assert greedy_exact_match(trainer.model, TASK, validation) == 1.0
     assert greedy_exact_match(trainer.model, TASK, test) >= 0.95  # held out from every decision
+    misses = greedy_misses(trainer.model, TASK, test)
+    assert len(misses) == round((1 - greedy_exact_match(trainer.model, TASK, test)) * len(test))
+    assert all(sequence in test and output != list(sequence) for sequence, output in misses)
+    untrained = greedy_misses(tiny_trainer(max_steps=1).model, TASK, test[:20])
+    assert len(untrained) == 20 and {s for s, _ in untrained} == set(test[:20])
     assert trainer.history[-1]["loss"] < 0.7 < trainer.history[0]["loss"]  # 0.7: near the
     # label-smoothing floor of this task

@@ -128,10 +128,20 @@ def exact_match(predictions: list[list[int]], targets: list[list[int]]) -> float
     return sum(list(p) == list(t) for p, t in zip(predictions, targets)) / len(targets)
 
 
+def greedy_outputs(model, task: CopyTask, sequences) -> list[list[int]]:
+    """What greedy decoding writes for each of ``sequences``, without <s> and </s>."""
+    return strip_specials(greedy_decode(model, task.batch(sequences).src, task.max_len + 1, BOS_ID, EOS_ID), EOS_ID)
+
+
 def greedy_exact_match(model, task: CopyTask, sequences) -> float:
     """Share of ``sequences`` whose greedy decoding is exactly the task's target."""
-    ys = greedy_decode(model, task.batch(sequences).src, task.max_len + 1, BOS_ID, EOS_ID)
-    return exact_match(strip_specials(ys, EOS_ID), [task.target(s) for s in sequences])
+    return exact_match(greedy_outputs(model, task, sequences), [task.target(s) for s in sequences])
+
+
+def greedy_misses(model, task: CopyTask, sequences) -> list[tuple[tuple[int, ...], list[int]]]:
+    """The ``sequences`` that greedy decoding gets wrong, each with what it wrote instead."""
+    outputs = greedy_outputs(model, task, sequences)
+    return [(tuple(s), list(y)) for s, y in zip(sequences, outputs) if list(y) != task.target(s)]
 
 
 def train_until_exact(trainer, batches, task: CopyTask, validation, check_every: int = 100,
