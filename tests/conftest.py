@@ -44,16 +44,17 @@ def _seed_everything():
 
 
 # The files that take longest, longest first: seconds of work per file in CI on a 2-core machine
-# (pytest --junitxml of a fresh-clone .ci/run, commit 68c2710). pytest.ini turns off xdist's own
-# order (files with the most tests first) with --no-loadscope-reorder, so files are handed to the
-# two workers in the order below, then in collection order. Starting the longest first
+# (pytest --junitxml of a fresh-clone run of tools/test.sh, commit 93ec8c2; the book build as of
+# 0bc6733). pytest.ini turns off xdist's own order (files with the most tests first) with
+# --no-loadscope-reorder, so files are handed to the two workers in the order below, then in
+# collection order. Starting the longest first
 # (longest-processing-time scheduling) keeps one worker from running a five-minute notebook alone
 # at the end while the other has finished.
 LONGEST_FIRST = (
-    "chapters/en/training_multi30k.ipynb",   # ~300 s, 236 of them the CPU training run
-    "chapters/zh/training_multi30k.ipynb",   # ~300 s
-    "tests/test_browser.py",                 # ~260 s, 86 of them building the book
-    "chapters/en/copy_task.ipynb",           # ~170 s
+    "chapters/en/training_multi30k.ipynb",   # ~270 s, 210-245 of them the CPU training run
+    "chapters/zh/training_multi30k.ipynb",   # ~270 s
+    "tests/test_browser.py",                 # ~220 s, 48 of them building the book
+    "chapters/en/copy_task.ipynb",           # ~160 s
     "chapters/zh/copy_task.ipynb",
     "tests/test_experiments_table3.py",      # ~55 s
     "chapters/en/from_scratch.ipynb",
