@@ -3,7 +3,7 @@
 Sphinx's ``sphinx.search.zh.SearchChinese`` remembers every Latin word it has split in a list,
 ``latin_terms``, and asks ``word in self.latin_terms`` for every word it stems: a linear scan
 of a list that grows with the book. On this book that scan was most of the Chinese build
-(about 40 of its 70 seconds on a 2-core machine; the English build takes 30). Newer Sphinx
+(about 43 of its 69 seconds on a 2-core machine; the English build takes about 25). Newer Sphinx
 releases keep the words in a set; with the pinned Sphinx 7.4.7 this extension does the same.
 Membership is all the list was used for, so the index is the same, entry for entry
 (tests/test_book.py compares the two classes on this book's words).
