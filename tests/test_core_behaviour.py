@@ -7,6 +7,7 @@ import torch
 
 from aiayn.config import TransformerConfig
 from aiayn.convert import numpy_model_from_torch
+from aiayn.pt import masks as pt_masks
 from aiayn.pt.model import Transformer as TorchTransformer
 from conftest import rand, tokens
 
@@ -51,6 +52,41 @@ def test_all_masked_row_has_finite_gradients():
     (masked_softmax(scores, mask) * torch.randn(1, 1, 2, 3, dtype=torch.float64)).sum().backward()
     assert torch.isfinite(scores.grad).all()
     assert torch.all(scores.grad[0, 0, 1] == 0) and torch.all(scores.grad[0, 0, 0, 1:] == 0)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.int64])
+def test_token_ids_of_any_integer_dtype_look_up_the_same_rows(impl, dtype):
+    """uint8 ids are ids too (PyTorch's indexing would read a uint8 tensor as a mask and reject int16)."""
+    embed = impl.embeddings.TokenEmbedding(20, 8)
+    ids = np.array([[1, 5, 19], [0, 2, 2]])
+    want = impl.to_numpy(embed(impl.array(ids)))
+    assert want.shape == (2, 3, 8)
+    np.testing.assert_array_equal(impl.to_numpy(embed(impl.array(ids.astype(dtype)))), want)
+
+
+def test_target_mask_is_made_on_the_tokens_device():
+    """No mask is made on the CPU and copied: on a GPU that copy would make the host wait for
+    the GPU once per forward pass. On the meta device any copy from the CPU would show."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class CrossDeviceCopies(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func in (torch.ops.aten._to_copy.default, torch.ops.aten.copy_.default):
+                self.seen.append(func)
+            return func(*args, **kwargs)
+
+    ids = torch.zeros(2, 5, dtype=torch.long, device="meta")
+    with CrossDeviceCopies() as mode:
+        mask = pt_masks.target_mask(ids, 0)
+    assert mask.device.type == "meta" and mask.shape == (2, 1, 5, 5) and mask.dtype == torch.bool
+    assert mode.seen == []
+    cpu = pt_masks.target_mask(torch.tensor([[5, 6, 0]]), 0)[0, 0]
+    assert cpu.tolist() == [[True, False, False], [True, True, False], [True, True, False]]
 
 
 def test_causal_mask_future_token_changes_no_earlier_output(impl):

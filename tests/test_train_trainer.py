@@ -74,6 +74,28 @@ def test_history_entries():
     assert history[0]["lr"] == pytest.approx(2.0 * 32 ** -0.5 * 3 * 10 ** -1.5)  # the rate of update 3
 
 
+def test_evaluate_is_the_mean_unsmoothed_loss_per_target_token():
+    """The batches' loss sums, added in double precision in order, over the target tokens (padding
+    excluded), with dropout off: the same number to the last bit as scoring each batch apart.
+    No batches: a clear error, not a division by zero."""
+    model = new_model()
+    trainer = Trainer(model, quiet(max_steps=1, label_smoothing=0.1))
+    batches = list(TokenBatches(copy_pairs(), 60, shuffle=False))
+    assert len(batches) > 3
+    model.eval()
+    total, tokens = 0.0, 0
+    with torch.no_grad():
+        for b in batches:
+            total += float(F.cross_entropy(model(b.src, b.decoder_input).flatten(0, 1), b.labels.flatten(),
+                                           ignore_index=PAD_ID, reduction="sum"))
+            tokens += int((b.labels != PAD_ID).sum())
+    model.train()
+    assert trainer.evaluate(batches) == total / tokens
+    assert model.training  # evaluate switches dropout back on afterwards
+    with pytest.raises(ValueError, match="validation batches are empty"):
+        trainer.evaluate([])
+
+
 def run_until(tmp_path, name, max_steps):
     trainer = Trainer(new_model(), quiet(max_steps=max_steps, checkpoint_dir=tmp_path / name, checkpoint_every=4))
     return trainer, trainer.fit(TokenBatches(copy_pairs(), 100, seed=0))

@@ -43,8 +43,12 @@ class TokenEmbedding(nn.Module):
         # Trainer checks each batch on the host before it is moved there instead.
         has_values = (is_int and tokens.numel() and tokens.device.type != "meta"
                       and not torch.compiler.is_compiling())
-        lo, hi = (int(tokens.min()), int(tokens.max())) if has_values else (0, 0)
+        # One reduction and one read for both ends: on a GPU each read of a value makes the host
+        # wait until the GPU has caught up.
+        lo, hi = torch.stack(torch.aminmax(tokens)).tolist() if has_values else (0, 0)
         check_tokens("tokens", tokens, is_int, lo, hi, vocab_size)
+        if tokens.dtype not in (torch.int64, torch.int32):  # indexing reads uint8 as a mask, rejects int16
+            tokens = tokens.long()
         return self.weight[tokens] * math.sqrt(d_model)
 
 

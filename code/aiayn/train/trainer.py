@@ -25,7 +25,6 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
 from .._checks import check_tokens
-from ..data.specials import PAD_ID
 from ..pt.attention import MultiHeadAttention
 from . import distributed
 from .checkpoint import checkpoint_name, checkpoint_paths, load_checkpoint, save_checkpoint
@@ -198,14 +197,19 @@ class Trainer:
         """Mean cross-entropy per target token, without label smoothing (so exp() of it is the
         perplexity), with dropout off."""
         self.model.eval()
-        total, tokens = 0.0, 0
+        sums, tokens = [], 0
         for batch in batches:
+            tokens += batch.num_target_tokens  # counted on the host, before the batch moves
             batch = batch.to(self.device)
             with torch.autocast(self.device.type, dtype=self.autocast_dtype, enabled=self.precision != "float32"):
                 logits = self.model(batch.src, batch.decoder_input)
-            total += float(token_loss_sum(logits, batch.labels))
-            tokens += int((batch.labels != PAD_ID).sum())
+            sums.append(token_loss_sum(logits, batch.labels))
         self.model.train()
+        if not tokens:
+            raise ValueError("the validation batches are empty (no target token to score)")
+        total = 0.0
+        for value in torch.stack(sums).tolist():  # one read from the device, not one per batch
+            total += value  # in order, in double precision, as the loss sums always were added
         return total / tokens
 
     def state_dict(self) -> dict:
