@@ -9,7 +9,9 @@ import dataclasses
 import json
 import math
 import shlex
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -202,6 +204,15 @@ def test_gpu_notebook_stage_executes_and_copies(tmp_path):
     copy = gpu.notebook_stage(notebook, tmp_path)
     assert copy.name == "chapter.en.ipynb"
     assert "".join(json.loads(copy.read_text())["cells"][0]["outputs"][0]["text"]) == "42\n"
+    # A deadline stops a cell that runs too long; what ran until then is still handed back.
+    nb.cells.append(nbformat.v4.new_code_cell("import time\nprint('started', flush=True)\ntime.sleep(60)"))
+    nbformat.write(nb, notebook)
+    start = time.perf_counter()
+    with pytest.raises(subprocess.CalledProcessError):
+        gpu.notebook_stage(notebook, tmp_path, deadline=8)
+    assert time.perf_counter() - start < 40
+    cells = json.loads(copy.read_text())["cells"]
+    assert "".join(cells[0]["outputs"][0]["text"]) == "42\n" and "".join(cells[1]["outputs"][0]["text"]) == "started\n"
 
 
 @pytest.mark.parametrize("argv, message", [

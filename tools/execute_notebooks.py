@@ -6,7 +6,10 @@
 Each notebook runs top to bottom in a fresh kernel of this environment, with the notebook's
 folder as working directory (so ``aiayn.plotting.tr`` picks the language) and one BLAS/OpenMP
 thread, as tools/test.sh runs nbval. Outputs replace the old ones and the file is saved;
-``--check`` runs without saving. A cell that raises stops the run with the error and exit 1.
+``--check`` runs without saving. A cell that raises stops the run with the error and exit 1;
+so does ``--deadline`` (seconds for the whole notebook) when it passes. ``--save-failed`` saves
+such a run too, with the outputs until then: on a lent GPU, a run cut short still tells how far
+it got.
 
 Before saving, each cell's consecutive stream outputs are merged and the text a carriage return
 overwrites is dropped, as a notebook front end shows them: a progress bar redraws its line with
@@ -23,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
 
 # Everything on a line up to the last carriage return that more text follows.
@@ -49,14 +52,22 @@ def coalesce_streams(nb) -> None:
             cell.outputs = merged
 
 
-def execute(path: Path, timeout: int, save: bool, save_failed: bool = False) -> float:
+def execute(path: Path, timeout: int, save: bool, save_failed: bool = False, deadline: float | None = None) -> float:
+    """Runs ``path``; returns the seconds it took. ``deadline``: seconds for the whole notebook, after
+    which the running cell is stopped (CellTimeoutError); each cell also gets at most ``timeout``."""
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
+
+    def cell_timeout(cell) -> int:
+        if deadline is None:
+            return timeout
+        return max(1, min(timeout, int(deadline - (time.perf_counter() - start))))
+
+    client = NotebookClient(nb, timeout=timeout, timeout_func=cell_timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
     try:
         client.execute()
-    except CellExecutionError:
+    except (CellExecutionError, CellTimeoutError):
         if save_failed:  # the outputs up to the failing cell, for a run that cannot be repeated at will
             coalesce_streams(nb)
             nbformat.write(nb, path)
@@ -83,6 +94,9 @@ def main() -> int:
                         help="do not execute: only merge the saved stream outputs (see above) and save")
     parser.add_argument("--save-failed", action="store_true",
                         help="save a notebook whose run failed too, with its outputs up to the error (GPU runs)")
+    parser.add_argument("--deadline", type=float, metavar="SECONDS",
+                        help="stop a notebook's run after this many seconds in all (with --save-failed, what "
+                             "ran until then is saved: on a lent GPU, a run cut short still tells how far it got)")
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # as tools/test.sh
     status = 0
@@ -96,9 +110,16 @@ def main() -> int:
             continue
         try:
             seconds = execute(path.resolve(), args.timeout, save=not args.check,
-                              save_failed=args.save_failed and not args.check)
+                              save_failed=args.save_failed and not args.check, deadline=args.deadline)
         except CellExecutionError as e:
             print(f"{path}: a cell raised\n{e}", file=sys.stderr)
+            status = 1
+            continue
+        except CellTimeoutError as e:
+            limit = f"the deadline ({args.deadline:g} s in all)" if args.deadline else f"--timeout {args.timeout} s"
+            print(f"{path}: stopped at {limit}: {str(e).splitlines()[0].rstrip('.')}"
+                  + ("; the outputs until then are saved" if args.save_failed and not args.check else ""),
+                  file=sys.stderr)
             status = 1
             continue
         print(f"{path}: executed in {seconds:.1f} s" + ("" if args.check else ", saved"))

@@ -123,12 +123,14 @@ def mfu_values(run, out: Path, trained: dict, device: str, data_dir) -> dict:
     return {"model_tflops_per_s": tflops, "peak_bf16_tflops": peak, "mfu": tflops / peak if peak else None}
 
 
-def notebook_stage(notebook: Path, out: Path) -> Path:
+def notebook_stage(notebook: Path, out: Path, deadline: float | None = None) -> Path:
     """Executes ``notebook`` in place (tools/execute_notebooks.py: a fresh kernel, its folder as
     working directory) and copies it to ``out`` as <name>.<language folder>.ipynb, also when a
-    cell failed (then with the outputs up to the error, and the stage fails after the copy)."""
+    cell failed or ``deadline`` (seconds) passed: then with the outputs until then, and the stage
+    fails after the copy. (A command stopped from outside, by ``timeout``, would hand back nothing.)"""
+    limit = ["--deadline", str(deadline)] if deadline else []
     done = subprocess.run([sys.executable, str(REPOSITORY / "tools" / "execute_notebooks.py"), "--save-failed",
-                           str(notebook)])
+                           *limit, str(notebook)])
     copy = out / f"{notebook.stem}.{notebook.parent.name}.ipynb"  # flat: out/ holds no folders
     shutil.copyfile(notebook, copy)
     done.check_returncode()
@@ -146,6 +148,9 @@ def main(argv=None) -> int:
     p.add_argument("--tiny", action="store_true", help="a few updates of a small model: checks the wiring")
     p.add_argument("--compile", action="store_true", help="stages small and base: compile the training model")
     p.add_argument("--seed", type=int, help="stages small and base: this seed instead of the configuration's")
+    p.add_argument("--notebook-deadline", type=float, metavar="SECONDS",
+                   help="stages notebook-*: stop each notebook after this many seconds and hand back what ran "
+                        "(set it below the machine's limit on a command)")
     p.add_argument("--results", type=Path, default=RESULTS, help=f"results folder (default {RESULTS})")
     p.add_argument("--runs", type=Path, default=Path("runs") / "gpu", help="checkpoints (default runs/gpu)")
     p.add_argument("--data-dir", help="folder holding multi30k/ (default: $AIAYN_DATA)")
@@ -183,7 +188,8 @@ def main(argv=None) -> int:
             if args.tiny:
                 print(f"notebook-{lang}: skipped under --tiny (a CPU run of the chapter takes minutes)")
             else:
-                notebook_stage(REPOSITORY / "chapters" / lang / "training_multi30k.ipynb", args.out)
+                notebook_stage(REPOSITORY / "chapters" / lang / "training_multi30k.ipynb", args.out,
+                               args.notebook_deadline)
     return 0
 
 
