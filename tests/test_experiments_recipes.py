@@ -174,11 +174,12 @@ def test_gpu_script_dry_run_on_cpu(tmp_path, monkeypatch):
     out, results = tmp_path / "out", tmp_path / "results"
     assert gpu.main(["--device", "cpu", "--tiny", "--stages", "machine", "compile", "bench", "small", "--out",
                      str(out), "--results", str(results), "--runs", str(tmp_path / "runs"), "--compile",
-                     "--seed", "1"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["bench_multi30k-tiny.json", "compile_multi30k-tiny.json",
-                                                      "machine.json", "multi30k-small_seed1.averaged.pt",
-                                                      "multi30k-small_seed1.json", "multi30k-tiny_explicit.txt",
-                                                      "multi30k-tiny_fused.txt", "multi30k-tiny_torch.nn.Transformer.txt"]
+                     "--seed", "1", "--set", "label_smoothing=0.2"]) == 0
+    small_name = "multi30k-small_label_smoothing0.2_seed1"  # named after the --set change and the seed
+    assert sorted(p.name for p in out.iterdir()) == [
+        "bench_multi30k-tiny.json", "compile_multi30k-tiny.json", "machine.json", f"{small_name}.averaged.pt",
+        f"{small_name}.json", "multi30k-tiny_explicit.txt", "multi30k-tiny_fused.txt",
+        "multi30k-tiny_torch.nn.Transformer.txt"]
     assert "aten::addmm" in (out / "multi30k-tiny_fused.txt").read_text()  # the profiler's table
     timed = read_results(out / "compile_multi30k-tiny.json")["values"]["rows"]
     assert list(timed) == ["eager"] and sorted(timed["eager"]["elapsed_after"]) == ["1", "3"]
@@ -187,10 +188,11 @@ def test_gpu_script_dry_run_on_cpu(tmp_path, monkeypatch):
     # Our attention, spelled out, calls more operators than the fused kernel; on a CPU no kernels are counted.
     assert rows["explicit"]["profile"]["operators_per_step"] > rows["fused"]["profile"]["operators_per_step"] > 0
     assert "kernels_per_step" not in rows["fused"]["profile"]
-    small = read_results(out / "multi30k-small_seed1.json")["values"]
+    small = read_results(out / f"{small_name}.json")["values"]
     assert small["model_tflops_per_s"] > 0 and small["mfu"] is None  # no peak for a CPU
     assert {"val_bleu", "test_2016_flickr_bleu", "train_and_eval_seconds"} <= set(small) and small["compiled"]
     assert small["config"]["seed"] == 1 and "--seed 1 " in small["aiayn_train"]
+    assert small["config"]["label_smoothing"] == 0.2 and "label_smoothing=0.2" in small["aiayn_train"]
 
 
 def test_gpu_notebook_stage_executes_and_copies(tmp_path):
@@ -238,6 +240,16 @@ def test_gpu_script_refuses_a_long_cpu_run(capsys):
     with pytest.raises(SystemExit) as exit:
         gpu.main(["--device", "cpu", "--out", "/tmp/unused"])
     assert exit.value.code == 2 and "--tiny" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("changes, message", [(["droput=0.1"], "--set: 'droput' is not a RunConfig field"),
+                                              (["dropout"], "--set: --set takes FIELD=VALUE pairs")])
+def test_gpu_script_checks_set_before_any_stage(tmp_path, changes, message, capsys):
+    with pytest.raises(SystemExit) as exit:
+        gpu.main(["--device", "cpu", "--tiny", "--stages", "machine", "small", "--set", *changes,
+                  "--out", str(tmp_path / "out"), "--results", str(tmp_path)])
+    assert exit.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "machine.json").exists()  # no stage ran
 
 
 def test_the_best_candidate_needs_two_seeds_and_better_needs_separate_seeds():

@@ -2,6 +2,7 @@
 
     bash tools/gpu_run.sh                       # installs what is missing, then runs this
     python -m aiayn.experiments.gpu --out OUT   # every stage; or --stages small base ...
+    python -m aiayn.experiments.gpu --out OUT --stages small --set max_tokens=8192   # a changed recipe
     python -m aiayn.experiments.gpu --device cpu --tiny --out /tmp/dry   # a dry run, seconds
 
 Stages (each under ten minutes on one H100; ``--stages`` picks some):
@@ -36,6 +37,7 @@ import torch
 
 from ..train.checkpoint import load_checkpoint
 from ..data.tokenizer import SubwordTokenizer
+from .budget import budget_name, set_changes
 from .mfu import epoch_flops, measured_matmul_tflops, peak_bf16_tflops
 from .record import REPOSITORY, Recorder
 from .recipe_runs import decode_split, run_config, train_with_cli, training_pairs
@@ -85,14 +87,15 @@ def compile_stage(device: str, tiny: bool, results: Path, data_dir) -> Path:
 
 
 def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path, data_dir,
-                 compile: bool = False, seed: int | None = None) -> tuple[Path, Path]:
-    """Trains one configuration with aiayn-train, scores its averaged model on val and test.
-    Returns the results file and the averaged model."""
-    config = RECIPES[stage]
-    changes = TINY if tiny else {}
+                 compile: bool = False, seed: int | None = None, changes: dict | None = None) -> tuple[Path, Path]:
+    """Trains one configuration with aiayn-train (``changes``: its ``--set`` FIELD=VALUE changes),
+    scores its averaged model on val and test. Returns the results file and the averaged model."""
+    config, asked = RECIPES[stage], changes or {}
+    changes = TINY | asked if tiny else asked
     run = run_config(config, changes)
     run = run if seed is None else dataclasses.replace(run, seed=seed)
-    out = runs / config
+    name = budget_name(config, asked)  # multi30k-small, or multi30k-small_max_tokens8192 when changed
+    out = runs / name
     shutil.rmtree(out, ignore_errors=True)  # a fresh run, never a resumed one
     with Recorder() as rec:
         start = time.perf_counter()
@@ -104,7 +107,7 @@ def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path,
         total = time.perf_counter() - start
     values = {"configuration": config, **trained["values"], **scores, "train_and_eval_seconds": total}
     values |= mfu_values(run, out, trained["values"], device, data_dir)
-    path = results / f"{config}_seed{run.seed}.json"
+    path = results / f"{name}_seed{run.seed}.json"
     rec.write(path, values)
     print(f"{config}: val BLEU {scores['val_bleu']:.2f}, test_2016_flickr BLEU {scores['test_2016_flickr_bleu']:.2f}, "
           f"training + evaluation {total / 60:.1f} min")
@@ -148,6 +151,9 @@ def main(argv=None) -> int:
     p.add_argument("--tiny", action="store_true", help="a few updates of a small model: checks the wiring")
     p.add_argument("--compile", action="store_true", help="stages small and base: compile the training model")
     p.add_argument("--seed", type=int, help="stages small and base: this seed instead of the configuration's")
+    p.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE",
+                   help="stages small and base: change the configuration as aiayn-train --set does, e.g. "
+                        "max_tokens=8192; the results file is named after the changes")
     p.add_argument("--notebook-deadline", type=float, metavar="SECONDS",
                    help="stages notebook-*: stop each notebook after this many seconds and hand back what ran "
                         "(set it below the machine's limit on a command)")
@@ -159,6 +165,12 @@ def main(argv=None) -> int:
         p.error("no CUDA device is visible to PyTorch; --device cpu --tiny runs the dry run")
     if args.device == "cpu" and not args.tiny:
         p.error("--device cpu trains the GPU configurations for hours: add --tiny for the dry run")
+    try:  # a misspelt field fails here, before any stage has spent GPU time
+        changes = set_changes(args.set)
+        for stage in set(RECIPES) & set(args.stages):
+            run_config(RECIPES[stage], changes)
+    except ValueError as e:
+        p.error(f"--set: {e}")
     args.out.mkdir(parents=True, exist_ok=True)
 
     def keep(path: Path) -> None:  # copied at once: a run cut short still hands back what it finished
@@ -178,7 +190,7 @@ def main(argv=None) -> int:
     for stage in ("small", "base"):
         if stage in args.stages:
             path, model = recipe_stage(stage, args.device, args.tiny, args.results, args.runs, args.data_dir,
-                                       args.compile, args.seed)
+                                       args.compile, args.seed, changes)
             keep(path)
             # The averaged model too (8 MB for multi30k-small; never committed): a CPU machine can
             # then try decoding settings on the validation set without another GPU run.
