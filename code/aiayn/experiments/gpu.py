@@ -109,7 +109,7 @@ def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path,
     values |= mfu_values(run, out, trained["values"], device, data_dir)
     path = results / f"{name}_seed{run.seed}.json"
     rec.write(path, values)
-    print(f"{config}: val BLEU {scores['val_bleu']:.2f}, test_2016_flickr BLEU {scores['test_2016_flickr_bleu']:.2f}, "
+    print(f"{name}: val BLEU {scores['val_bleu']:.2f}, test_2016_flickr BLEU {scores['test_2016_flickr_bleu']:.2f}, "
           f"training + evaluation {total / 60:.1f} min")
     return path, out / "averaged.pt"
 
