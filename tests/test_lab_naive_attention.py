@@ -91,6 +91,11 @@ def test_best_times_ms_times_every_variant_per_call():
     assert 3.0 <= times["slow"] < 1000 and times["fast"] < times["slow"]
 
 
+def test_best_times_ms_with_the_process_clock_does_not_count_waiting():
+    times = best_times_ms({"sleeps": lambda: time.sleep(0.02)}, rounds=2, clock=time.process_time)
+    assert times["sleeps"] < 10  # CPU time of this process, not the 20 ms of wall time
+
+
 def test_best_times_ms_stops_when_the_budget_is_spent():
     calls = []
     best_times_ms({"a": lambda: (calls.append("a"), time.sleep(0.01))}, rounds=50, budget_s=0.0)
