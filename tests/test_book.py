@@ -97,23 +97,19 @@ def test_search_index_has_words(html):
     assert "mask" in search_terms(html, "en")
 
 
-def test_the_chinese_search_speed_up_indexes_the_same_words():
+def test_the_chinese_search_speed_up_indexes_the_same_words(monkeypatch):
     """_ext/zh_search.py keeps Sphinx's Latin words in a set instead of a list (the list made the
     Chinese build quadratic). Fed the same text, Sphinx's class and ours must split and stem every
     word alike, or the Chinese search index would change. The text: one Chinese chapter's
     Markdown cells, whose Latin words (d_model, softmax, ...) are what the list held."""
-    import sys
-
     from sphinx.search.zh import SearchChinese
 
-    sys.path.insert(0, str(ROOT / "_ext"))
-    try:
-        from zh_search import SearchChineseSet
-    finally:
-        sys.path.remove(str(ROOT / "_ext"))
+    monkeypatch.syspath_prepend(str(ROOT / "_ext"))
+    from zh_search import SearchChineseSet
+
     notebook = json.loads((ROOT / "chapters" / "zh" / "multi_head_attention.ipynb").read_text(encoding="utf8"))
     text = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
-    SearchChinese.latin_terms = []  # Sphinx's class-level list, empty as in a fresh build
+    monkeypatch.setattr(SearchChinese, "latin_terms", [])  # Sphinx's class-level list, empty as in a fresh build
     sphinx_zh, ours = SearchChinese({}), SearchChineseSet({})
     words = []
     for line in text.splitlines():
@@ -124,7 +120,6 @@ def test_the_chinese_search_speed_up_indexes_the_same_words():
     assert set(ours.latin_terms) == set(sphinx_zh.latin_terms)
     assert [ours.stem(w) for w in words] == [sphinx_zh.stem(w) for w in words]
     assert {w for w in words if ours.stem(w) != w.lower()}  # some words are stemmed at all
-    SearchChinese.latin_terms = []
 
 
 def test_the_chinese_build_uses_the_speed_up():
