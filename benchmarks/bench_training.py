@@ -11,6 +11,7 @@ time counted, see benchmarks/bench_compile.py.
     python benchmarks/bench_training.py --config multi30k-small --json results/gpu/bench_small.json
     python benchmarks/bench_training.py --config multi30k-small --profile runs/profile   # where the time goes
     python benchmarks/bench_training.py --config multi30k-small --pairs 2 --steps 40     # the host's share
+    python benchmarks/bench_training.py --config multi30k-small --pairs 2 --bf16 --profile runs/profile  # autocast
 
 The ``torch.nn.Transformer`` model keeps our embeddings, positions, dropout, tied output layer,
 loss, Adam and autocast (the same ``Trainer.train_step``), so the ratio measures the encoder
@@ -77,13 +78,14 @@ class TorchTransformer(nn.Module):
         return self.out_proj(hidden)
 
 
-def build(run, device, model_class, fused: bool, compiled: bool, pairs: int | None = None):
+def build(run, device, model_class, fused: bool, compiled: bool, pairs: int | None = None,
+          bf16: bool | None = None):
     """A Trainer of ``model_class`` for ``run`` and one synthetic batch of ``pairs`` sentence
     pairs, by default as many as the run's token budget allows."""
     torch.manual_seed(0)
     model = model_class(run.model_config(run.vocab_size))
     trainer = Trainer(model, run.train_config(device, max_steps=10**9, progress=False, fused_attention=fused,
-                                              compile=compiled, checkpoint_every=None))
+                                              bf16=bf16, compile=compiled, checkpoint_every=None))
     if pairs and device == "cpu":
         # As on a GPU, Adam updates every parameter in one fused kernel: the trainer's CPU default,
         # a Python loop over the parameters, would make a host-bound step mostly optimizer, and
@@ -156,6 +158,8 @@ def main(argv=None) -> dict:
     p.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when there is one")
     p.add_argument("--peak-tflops", type=float, help="the device's peak, for MFU (needed on CPU)")
     p.add_argument("--compile", action="store_true", help="also time compiled models (torch.compile)")
+    p.add_argument("--bf16", action="store_true", help="autocast in bf16 on a CPU too (the default on a GPU): with "
+                   "--pairs 2, the host proxy then makes the casts a GPU run makes")
     p.add_argument("--json", help="also write the measurements to this results file")
     p.add_argument("--profile", metavar="DIR",
                    help="also profile a few steps of each eager variant (torch.profiler): per step, operators, "
@@ -171,7 +175,8 @@ def main(argv=None) -> dict:
     pairs = args.pairs or run.max_tokens // TGT_LEN
     flops = training_flops(run.model_config(run.vocab_size), pairs, SRC_LEN, TGT_LEN)
     peak = args.peak_tflops or (peak_bf16_tflops() if device == "cuda" else None)
-    precision = choose_precision(device, None, native_bf16(torch.device(device)))
+    bf16 = True if args.bf16 else None  # None: the Trainer's choice (float32 on a CPU)
+    precision = choose_precision(device, bf16, native_bf16(torch.device(device)))
     print(f"machine: {describe()}")
     print(f"config {run.name}: d_model {run.d_model}, {run.num_layers}+{run.num_layers} layers, vocabulary "
           f"{run.vocab_size}; batch {pairs} pairs x ({SRC_LEN} src, {TGT_LEN} tgt); "
@@ -182,7 +187,7 @@ def main(argv=None) -> dict:
     if args.compile:
         variants += [("fused, compiled", Transformer, True, True),
                      ("torch.nn.Transformer, compiled", TorchTransformer, None, True)]
-    built = {label: build(run, device, model_class, fused, compiled, pairs)
+    built = {label: build(run, device, model_class, fused, compiled, pairs, bf16)
              for label, model_class, fused, compiled in variants}
     rows = {}
     for label, seconds in measure(built, device, args.steps, args.warmup).items():
