@@ -182,9 +182,15 @@ def chapter_numbers(results) -> dict[str, object]:
             numbers |= {f"{rk}_ms": round(1000 * r["seconds_per_step"], 1), f"{rk}_vs_torch": round(r["speed_vs_torch_nn"], 2),
                         f"{rk}_tokens_per_s": int(round(r["target_tokens_per_s"], -3)),
                         f"{rk}_mfu_percent": round(100 * r["mfu"], 1)}
+    seeds: dict[str, list[dict]] = {}  # the runs of one configuration (and --set changes), by seed
     for path in sorted((results / "gpu").glob("multi30k-*_seed*.json")):
         v = read_results(path)["values"]
-        k = f"gpu_{glue_key(v['configuration'])}"
+        # From the file name (aiayn.experiments.gpu: <configuration>[_<changes>]_seed<k>.json), so
+        # that a second seed or a changed recipe gets keys of its own instead of overwriting seed 0's:
+        # gpu_multi30k_small_..., gpu_multi30k_small_seed1_..., gpu_multi30k_small_max_tokens8192_...
+        name, seed = path.stem.rsplit("_seed", 1)
+        seeds.setdefault(name, []).append(v)
+        k = f"gpu_{glue_key(name)}" + ("" if seed == "0" else f"_seed{seed}")
         numbers |= {f"{k}_test_bleu": round(v["test_2016_flickr_bleu"], 1), f"{k}_val_bleu": round(v["val_bleu"], 1),
                     f"{k}_val_loss": round(v["averaged_val_loss"], 3), f"{k}_updates": v["steps"],
                     f"{k}_minutes": round(v["train_and_eval_seconds"] / 60, 1),
@@ -192,4 +198,12 @@ def chapter_numbers(results) -> dict[str, object]:
                     f"{k}_ms_per_update": round(1000 * v["train_seconds"] / v["steps"]),
                     f"{k}_tokens_per_s": int(round(v["tokens_per_s"], -2)),
                     f"{k}_mfu_percent": round(100 * v["mfu"], 2) if v["mfu"] else None}
+    for name, runs in seeds.items():  # with two seeds or more: mean and spread, as the ranking shows them
+        if len(runs) > 1:
+            k = f"gpu_{glue_key(name)}"
+            numbers[f"{k}_seeds"] = len(runs)
+            for split, key in (("test", "test_2016_flickr_bleu"), ("val", "val_bleu")):
+                bleu = Spread(tuple(r[key] for r in runs))
+                numbers |= {f"{k}_{split}_bleu_mean": round(bleu.mean, 1),
+                            f"{k}_{split}_bleu_spread": round(bleu.spread, 1)}
     return numbers
