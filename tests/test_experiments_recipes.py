@@ -159,20 +159,22 @@ def test_budget_files_of_other_seeds_and_their_glue_keys(tmp_path):
 
 
 def test_gpu_files_of_other_seeds_and_changed_recipes_keep_their_own_glue_keys(tmp_path):
-    """A second seed, or `--set max_tokens=8192`, of multi30k-small must not overwrite the keys
+    """A second seed, `--set max_tokens=8192` or `--compile`, of multi30k-small must not overwrite the keys
     of seed 0 that both chapters glue; two seeds add their mean and spread."""
     def values(test, val):
         return {"configuration": "multi30k-small", "test_2016_flickr_bleu": test, "val_bleu": val,
                 "averaged_val_loss": 1.55, "steps": 8000, "train_and_eval_seconds": 526.0,
                 "train_seconds": 480.0, "tokens_per_s": 67718.0, "mfu": 0.0008}
     for stem, test, val in (("multi30k-small_seed0", 39.12, 40.13), ("multi30k-small_seed1", 39.94, 40.41),
-                            ("multi30k-small_max_tokens8192_seed0", 40.5, 41.0)):
+                            ("multi30k-small_max_tokens8192_seed0", 40.5, 41.0),
+                            ("multi30k-small_compiled_seed0", 38.8, 39.7)):  # gpu.py --stages small --compile
         Recorder().write(tmp_path / "gpu" / f"{stem}.json", values(test, val))
     numbers = chapter_numbers(tmp_path)
     assert numbers["gpu_multi30k_small_test_bleu"] == 39.1 and numbers["gpu_multi30k_small_val_bleu"] == 40.1
     assert numbers["gpu_multi30k_small_seed1_test_bleu"] == 39.9
     assert numbers["gpu_multi30k_small_max_tokens8192_test_bleu"] == 40.5
-    assert numbers["gpu_multi30k_small_seeds"] == 2  # the changed recipe is not a seed of the recipe
+    assert numbers["gpu_multi30k_small_compiled_test_bleu"] == 38.8
+    assert numbers["gpu_multi30k_small_seeds"] == 2  # neither the changed recipe nor the compiled run is a seed
     assert numbers["gpu_multi30k_small_test_bleu_mean"] == 39.5
     assert numbers["gpu_multi30k_small_test_bleu_spread"] == 0.8
     assert "gpu_multi30k_small_max_tokens8192_seeds" not in numbers  # one seed: no spread to show
@@ -195,7 +197,7 @@ def test_gpu_script_dry_run_on_cpu(tmp_path, monkeypatch):
     assert gpu.main(["--device", "cpu", "--tiny", "--stages", "machine", "compile", "bench", "small", "--out",
                      str(out), "--results", str(results), "--runs", str(tmp_path / "runs"), "--compile",
                      "--seed", "1", "--set", "label_smoothing=0.2"]) == 0
-    small_name = "multi30k-small_label_smoothing0.2_seed1"  # named after the --set change and the seed
+    small_name = "multi30k-small_label_smoothing0.2_compiled_seed1"  # named after --set, --compile and --seed
     assert sorted(p.name for p in out.iterdir()) == [
         "bench_multi30k-tiny.json", "compile_multi30k-tiny.json", "machine.json", f"{small_name}.averaged.pt",
         f"{small_name}.json", "multi30k-tiny_explicit.txt", "multi30k-tiny_fused.txt",

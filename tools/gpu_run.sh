@@ -4,7 +4,7 @@
 #
 #   bash tools/gpu_run.sh --out OUT                     # every stage (about 30 minutes on an H100)
 #   bash tools/gpu_run.sh --out OUT --stages small base # some (see python -m aiayn.experiments.gpu -h)
-#   bash tools/gpu_run.sh --out OUT --stages small --compile  # the training step compiled
+#   bash tools/gpu_run.sh --out OUT --stages small --compile  # compiled: multi30k-small_compiled_seed0.json
 #   bash tools/gpu_run.sh --out OUT --stages notebook-en --notebook-deadline 540  # hands back a partial run
 #
 # Measured on an H100 (2026-11-26): machine + bench took 67 s with the wheels' install; a training

@@ -14,7 +14,7 @@ Stages (each under ten minutes on one H100; ``--stages`` picks some):
               of each: operators and kernels per step, GPU-busy time against the step's time
   small base  train the recommended GPU configuration, then multi30k-gpu (the base model):
               validation and test BLEU, training + evaluation time, tokens/s, MFU
-              (compiled with --compile)
+              (compiled with --compile: results file <configuration>_compiled_seed<k>.json)
   notebook-en notebook-zh
               execute chapters/{en,zh}/training_multi30k.ipynb in place (needs nbclient,
               ipykernel, myst-nb: tools/gpu_run.sh brings them as wheels)
@@ -95,6 +95,8 @@ def recipe_stage(stage: str, device: str, tiny: bool, results: Path, runs: Path,
     run = run_config(config, changes)
     run = run if seed is None else dataclasses.replace(run, seed=seed)
     name = budget_name(config, asked)  # multi30k-small, or multi30k-small_max_tokens8192 when changed
+    # A compiled run is another measurement of the same recipe: its own file, never the eager one's.
+    name += "_compiled" if compile else ""
     out = runs / name
     shutil.rmtree(out, ignore_errors=True)  # a fresh run, never a resumed one
     with Recorder() as rec:
