@@ -122,6 +122,8 @@ ALLOWED_IN = {
         "60 分钟": "a training budget of the laptop run (a setting)",
         "30 minutes": "a training budget of the laptop run (a setting)",
         "30 分钟": "a training budget of the laptop run (a setting)",
+        "120 minutes": "a training budget of the laptop run (a setting: seed 2's --minutes)",
+        "120 分钟": "a training budget of the laptop run (a setting: seed 2's --minutes)",
     },
     "copy_task.ipynb": {
         **SOURCE_LOSS,
