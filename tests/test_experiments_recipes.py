@@ -22,7 +22,8 @@ from aiayn.experiments import budget, gpu, recipes
 from aiayn.experiments.mfu import training_flops
 from aiayn.experiments.recipe_runs import run_config, train_command
 from aiayn.experiments.recipe_table import Row, Spread, Table, chapter_numbers, recipe_table
-from aiayn.experiments.record import Recorder, read_results
+from aiayn.experiments.record import Recorder, processor_name, read_results
+from aiayn.machine import describe
 from aiayn.pt.model import Transformer
 from aiayn.train.checkpoint import load_checkpoint
 from aiayn.train.cli import train
@@ -156,6 +157,14 @@ def test_budget_files_of_other_seeds_and_their_glue_keys(tmp_path):
     numbers = chapter_numbers(tmp_path)
     assert numbers["budget_60min_test_bleu"] == 39.0 and numbers["budget_seed1_60min_test_bleu"] == 38.5
     assert numbers["budget_config"] == "multi30k-laptop"
+    assert numbers["budget_seed1_machine"] == numbers["budget_machine"] == processor_name({"machine": describe()})
+
+
+@pytest.mark.parametrize("machine, name", [("Intel(R) Xeon(R) Processor; 2 logical CPUs; Python 3.11.7", "Intel Xeon"),
+                                           ("AMD EPYC; 2 logical CPUs; Python 3.11.7", "AMD EPYC"),
+                                           ("Intel(R) Core(TM) i7-1165G7 CPU @ 2.80GHz; 8 logical CPUs", "Intel Core i7-1165G7 CPU @ 2.80GHz")])
+def test_processor_name_is_the_machine_fields_first_part_without_trademarks(machine, name):
+    assert processor_name({"machine": machine}) == name
 
 
 def test_gpu_files_of_other_seeds_and_changed_recipes_keep_their_own_glue_keys(tmp_path):

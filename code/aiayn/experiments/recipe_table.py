@@ -10,7 +10,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from .record import read_results
+from .record import processor_name, read_results
 
 # A candidate is ranked once it has this many seeds; with fewer it is listed, not chosen.
 MIN_SEEDS = 2
@@ -115,7 +115,7 @@ def recipe_table(results, candidates=None) -> Table:
             parameters=v[0]["parameters"], steps=v[0]["steps"],
             cpu_minutes=Spread(tuple(r["cpu_seconds"] / 60 for r in records)),
             minutes=Spread(tuple(r["seconds"] / 60 for r in records)),
-            threads=records[0]["threads"], machine=records[0]["machine"].split(";")[0]))
+            threads=records[0]["threads"], machine=processor_name(records[0])))
     rows.sort(key=lambda r: -r.val_bleu.mean)
     return Table(rows)
 
@@ -150,9 +150,9 @@ def chapter_numbers(results) -> dict[str, object]:
         changes = values.get("changes") or {}  # a run of `budget --set`: keys budget_<change>_...
         seed = [f"seed{values['seed']}"] if values["seed"] else []  # `budget --seed 1`: budget_seed1_...
         prefix = "_".join(["budget", *(glue_key(f"{k}{v}") for k, v in changes.items()), *seed])
+        numbers[f"{prefix}_machine"] = processor_name(record)  # budget_machine, budget_seed1_machine, ...
         if not changes and not seed:
-            numbers |= {"budget_config": values["config"], "budget_threads": record["threads"],
-                        "budget_machine": record["machine"].split(";")[0]}
+            numbers |= {"budget_config": values["config"], "budget_threads": record["threads"]}
         for p in values["points"]:
             k = f"{prefix}_{p['minutes']}min"
             numbers |= {f"{k}_updates": p["step"], f"{k}_minutes": round(p["train_seconds"] / 60, 1),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -118,6 +119,12 @@ def read_results(path) -> dict:
     if missing:
         raise ValueError(f"results file {path} lacks {', '.join(missing)}")
     return record
+
+
+def processor_name(record: dict) -> str:
+    """The processor a results file was written on, as prose names it: "Intel(R) Xeon(R) Processor;
+    2 logical CPUs; ..." -> "Intel Xeon", "AMD EPYC; ..." -> "AMD EPYC"."""
+    return re.sub(r"\((R|TM)\)| Processor$", "", record["machine"].split(";")[0]).strip()
 
 
 class Job(NamedTuple):

@@ -10,9 +10,9 @@ The chapter multi30k_recipe shows the measurements behind multi30k-laptop and -s
 ``python -m aiayn.experiments.recipes rank`` compares the shape with its neighbours on the
 validation set (results/recipes/rank/), ``... budget`` trains multi30k-laptop for 10, 30 and
 60 minutes of two threads (results/budget/, three seeds; seed 2 went on to the 7,950 updates of
-120 minutes: validation BLEU 40.0, test 39.4, the GPU run's length on a CPU). multi30k-small on one H100, eager: 8,000 updates in
-8.0 minutes, training and evaluation 8.8, test_2016_flickr BLEU 39.1, validation 40.1, one seed
-(results/gpu/multi30k-small_seed0.json).
+120 minutes: validation BLEU 40.0, test 39.4, the GPU run's length on a CPU). multi30k-small on
+one H100, eager: 8,000 updates in 8.0 minutes, training and evaluation 8.8, test_2016_flickr
+BLEU 39.1, validation 40.1, one seed (results/gpu/multi30k-small_seed0.json).
 """
 
 from dataclasses import dataclass
