@@ -115,6 +115,34 @@ def test_budget_keeps_the_models_that_shorter_runs_give(tmp_path):
 
 
 @needs_data
+def test_budget_resume_adds_longer_budgets_and_keeps_the_earlier_points(tmp_path):
+    results, out = tmp_path / "results", tmp_path / "budget"
+    command = ["budget", "--config", "multi30k-tiny", "--threads", "1", "--results", str(results), "--out", str(out),
+               "--quiet", "--steps-at", "1=2"]
+    assert recipes.main(command) == 0
+    first = read_results(results / "multi30k-tiny.json")
+    assert recipes.main(command + ["2=4", "--resume"]) == 0
+    record = read_results(results / "multi30k-tiny.json")
+    points = record["values"]["points"]
+    assert points[0] == first["values"]["points"][0]  # neither trained nor scored again
+    assert [(p["minutes"], p["step"]) for p in points] == [(1, 2), (2, 4)]
+    assert points[1]["train_seconds"] > points[0]["train_seconds"] and points[1]["test_2016_flickr_sentences"] == 8
+    assert record["values"]["resumed"] == {"command": first["command"], "commit": first["commit"],
+                                           "machine": first["machine"], "seconds": first["seconds"], "steps": [2]}
+    assert "--resume" in record["values"]["aiayn_train"]
+    # Exact: the model kept at 4 updates is the one a 4-update run ends with.
+    straight = tmp_path / "straight"
+    train(["--config", "multi30k-tiny", "--steps", "4", "--out", str(straight), "--no-eval", "--quiet", "--device", "cpu"])
+    kept, fresh = load_checkpoint(out / "averaged_step4.pt")["model"], load_checkpoint(straight / "averaged.pt")["model"]
+    assert all(torch.equal(v, fresh[k]) for k, v in kept.items())
+    # What cannot be resumed says why, with exit status 2.
+    assert recipes.main(command + ["2=4", "--resume"]) == 2  # nothing longer to add
+    assert recipes.main(command + ["2=3", "3=6", "--resume"]) == 2  # 3 updates lie before the run's end
+    assert recipes.main(command + ["2=6", "--resume", "--out", str(tmp_path / "elsewhere")]) == 2  # not its folder
+    assert recipes.main(command + ["2=6", "--resume", "--results", str(tmp_path / "none")]) == 2  # no earlier file
+
+
+@needs_data
 def test_budget_with_set_names_its_file_after_the_changes(tmp_path):
     results, out = tmp_path / "results", tmp_path / "budget"
     assert recipes.main(["budget", "--config", "multi30k-tiny", "--threads", "1", "--steps-at", "1=2",

@@ -15,6 +15,13 @@ the run's length, so the model kept at 10 minutes is exactly what a 10-minute ru
 ``--seed`` other than 0 adds ``_seed<seed>``.
 
     OMP_NUM_THREADS=2 python -m aiayn.experiments.recipes budget --config multi30k-laptop --threads 2 --seed 1
+
+``--resume`` carries on the run of an earlier ``budget`` command in the same folder: its results
+file's points stay as they are (neither trained nor scored again), and the budgets it lacks are
+trained from its newest checkpoint, so a third hour costs one hour, not three:
+
+    OMP_NUM_THREADS=2 python -m aiayn.experiments.recipes budget --config multi30k-laptop --threads 2 --seed 2 \
+        --minutes 10 30 60 120 180 --resume
 """
 
 import os
@@ -25,6 +32,7 @@ from pathlib import Path
 import torch
 
 from ..pt.model import Transformer
+from ..train.checkpoint import checkpoint_paths, checkpoint_step
 from ..train.configs import CONFIGS
 from ..train.trainer import Trainer
 from .record import REPOSITORY, Recorder, read_results
@@ -66,23 +74,28 @@ def budget_steps(minutes, updates_per_second: float, multiple: int) -> dict[int,
 
 
 def run_budget(config: str, steps_at: dict[int, int], seed: int, out: Path, data_dir=None,
-               quiet=False, changes=None) -> dict:
+               quiet=False, changes=None, kept=()) -> dict:
     """Trains ``config`` (with ``aiayn-train --set`` ``changes``) once up to the largest budget,
     stopping at each to keep its averaged model; then scores each kept model. Returns the values
-    of the results file."""
+    of the results file. ``kept``: the points of an earlier run in ``out`` (``resumable_points``),
+    which are neither trained nor scored again; training goes on from its newest checkpoint."""
     changes = dict(changes or {})
     run = run_config(config, changes)
-    out, points, train_seconds = Path(out), [], 0.0
+    kept = sorted(kept, key=lambda p: p["step"])
+    out, points = Path(out), []
+    train_seconds = kept[-1]["train_seconds"] if kept else 0.0
+    todo = sorted((kv for kv in steps_at.items() if kv[1] not in {p["step"] for p in kept}), key=lambda kv: kv[1])
     wall, cpu = time.perf_counter(), time.process_time()
-    for i, (minutes, steps) in enumerate(sorted(steps_at.items(), key=lambda kv: kv[1])):
-        trained = train_with_cli(config, changes, seed, out, data_dir, steps=steps, resume=i > 0, quiet=quiet)
+    for i, (minutes, steps) in enumerate(todo):
+        trained = train_with_cli(config, changes, seed, out, data_dir, steps=steps, resume=bool(kept) or i > 0,
+                                 quiet=quiet)
         train_seconds += trained["values"]["train_seconds"]
-        kept = out / f"averaged_step{steps}.pt"
-        shutil.copyfile(out / "averaged.pt", kept)
+        model = out / f"averaged_step{steps}.pt"
+        shutil.copyfile(out / "averaged.pt", model)
         points.append({"minutes": minutes, "step": steps, "train_seconds": train_seconds,
                        "seconds": time.perf_counter() - wall, "cpu_seconds": time.process_time() - cpu,
                        "averaged_val_loss": trained["values"]["averaged_val_loss"],
-                       "tokens_per_s": trained["values"]["tokens_per_s"], "checkpoint": str(kept)})
+                       "tokens_per_s": trained["values"]["tokens_per_s"], "checkpoint": str(model)})
     command = trained["values"]["aiayn_train"]
     for point in points:  # decoding is not training time: it comes after the last budget
         for split in ("val", "test_2016_flickr"):
@@ -90,7 +103,30 @@ def run_budget(config: str, steps_at: dict[int, int], seed: int, out: Path, data
             point |= {k: v for k, v in scores.items() if not k.endswith("_examples")}
         point["test_2016_flickr_examples"] = scores["test_2016_flickr_examples"]
     return {"config": config, "changes": changes, "seed": seed, "run": trained["values"]["config"], "aiayn_train": command,
-            "parameters": trained["values"]["parameters"], "points": points}
+            "parameters": trained["values"]["parameters"], "points": sorted([*kept, *points], key=lambda p: p["step"])}
+
+
+def resumable_points(path: Path, out: Path, steps_at: dict[int, int]) -> list[dict]:
+    """For ``--resume``: the points of the earlier results file ``path`` that are among this run's
+    budgets. The run folder ``out`` must end where that file ends (else the minutes of training
+    after it would go uncounted), and every other budget must lie beyond it."""
+    if not Path(path).is_file():
+        raise ValueError(f"--resume carries on the run of {path}, which does not exist: run without --resume first")
+    earlier = read_results(path)["values"]["points"]
+    kept = [p for p in earlier if steps_at.get(p["minutes"]) == p["step"]]
+    saved = checkpoint_paths(Path(out) / "checkpoints")
+    newest = checkpoint_step(saved[-1]) if saved else 0
+    last = max((p["step"] for p in earlier), default=0)
+    if newest != last:
+        raise ValueError(f"--resume: the newest checkpoint in {out} is of update {newest}, but {path} ends at update "
+                         f"{last}; carry on from the folder that file was written from (--out), or run without --resume")
+    if len(kept) == len(steps_at):
+        raise ValueError(f"--resume: every budget asked for is in {path} already; add a longer one to --minutes")
+    early = {m: s for m, s in steps_at.items() if s <= last and all(p["step"] != s for p in kept)}
+    if early:
+        raise ValueError(f"--resume: the budgets {early} (minutes: updates) are not in {path} and lie before its "
+                         f"last update ({last}); a resumed run can only add longer ones")
+    return kept
 
 
 def add_commands(sub) -> None:
@@ -113,6 +149,8 @@ def add_commands(sub) -> None:
                            help="aiayn-train --set changes of the configuration (the results file is named after them)")
             s.add_argument("--out", type=Path, help="checkpoints (default runs/budget/<config>)")
             s.add_argument("--quiet", action="store_true", help="no progress bars")
+            s.add_argument("--resume", action="store_true",
+                           help="carry on the run of the results file from its newest checkpoint: add longer budgets")
 
 
 def set_changes(pairs) -> dict[str, str]:
@@ -165,11 +203,16 @@ def run_command(args) -> None:
     steps_at, source = _steps_at(args, changes)
     name = budget_name(args.config, changes, args.seed)
     print(f"budgets (minutes=updates, from {source}): " + " ".join(f"{m}={s}" for m, s in steps_at.items()))
+    path, out = budget_path(args.results, args.config, changes, args.seed), args.out or Path("runs/budget") / name
+    kept = resumable_points(path, out, steps_at) if args.resume else []
+    earlier = read_results(path) if args.resume else None
     with Recorder() as rec:
-        values = run_budget(args.config, steps_at, args.seed, args.out or Path("runs/budget") / name,
-                            args.data_dir, args.quiet, changes)
+        values = run_budget(args.config, steps_at, args.seed, out, args.data_dir, args.quiet, changes, kept)
     values |= {"steps_from": source, "threads": args.threads}
-    rec.write(budget_path(args.results, args.config, changes, args.seed), values)
+    if earlier:  # whose points these are: seconds and cpu_seconds above count this command only
+        values["resumed"] = {"command": earlier["command"], "commit": earlier["commit"], "machine": earlier["machine"],
+                             "seconds": earlier["seconds"], "steps": [p["step"] for p in kept]}
+    rec.write(path, values)
     for p in values["points"]:
         print(f"{p['minutes']:>3} min budget: {p['step']} updates, {p['train_seconds'] / 60:.1f} min of training, "
               f"BLEU val {p['val_bleu']:.1f}, test_2016_flickr {p['test_2016_flickr_bleu']:.1f}")
