@@ -127,6 +127,41 @@ def test_the_chinese_build_uses_the_speed_up():
     assert re.search(r"local_extensions:\n(\s+\w+: _ext\n)*\s+zh_search: _ext\n", config)
 
 
+def test_chinese_line_breaks_are_dropped_where_chinese_reads_no_space(monkeypatch):
+    """_ext/zh_line_breaks.py: a wrapped line of Chinese markdown must not become a space in the
+    page (HTML shows a soft break as one), but a break next to Latin text, and every break in code,
+    must stay."""
+    from docutils import nodes
+    from docutils.core import publish_doctree
+    from myst_parser.parsers.docutils_ import Parser
+
+    monkeypatch.syspath_prepend(str(ROOT / "_ext"))
+    from zh_line_breaks import join_soft_breaks
+
+    source = ("注意力\n机制，\nGPU 上的\n`code`\n（括号）\n\n- **填充。** 内容。\n  **掩码** 的形状\n\n"
+              "平均\n$x$ 和 English\nwords\n\n```\n代码\n行\n```\n")
+    document = publish_doctree(source, parser=Parser(), settings_overrides={
+        "report_level": 5, "myst_enable_extensions": ["dollarmath"]})
+    join_soft_breaks(document)
+    assert [p.astext() for p in document.findall(nodes.paragraph)] == [
+        "注意力机制，GPU 上的\ncode（括号）", "填充。 内容。掩码 的形状", "平均\nx 和 English\nwords"]
+    assert [b.astext() for b in document.findall(nodes.literal_block)] == ["代码\n行\n"]
+
+
+def test_chinese_pages_have_no_line_break_inside_a_sentence(html):
+    """On the built Chinese pages, outside code: no line break between two Chinese characters or
+    next to full-width punctuation (each would show as a space), on every page."""
+    broken = re.compile(r"[\u4e00-\u9fff]\n[\u4e00-\u9fff]|[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]\n|"
+                        r"\n[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]")
+    config = (ROOT / "_config.yml").read_text(encoding="utf8")
+    assert re.search(r"local_extensions:\n(\s+\w+: _ext\n)*\s+zh_line_breaks: _ext\n", config)
+    for lang, docname, text in all_pages(html):
+        if lang == "zh":
+            prose = re.sub(r"<(pre|script|style)\b.*?</\1>", "", text, flags=re.S)
+            found = [prose[max(0, m.start() - 15):m.end() + 15] for m in broken.finditer(prose)]
+            assert not found, (docname, found[:3])
+
+
 def test_preface_renders_the_terminology_table(html):
     rows = (ROOT / "terminology.csv").read_text(encoding="utf8").splitlines()
     for lang in TOCS:
