@@ -106,13 +106,14 @@ def run_budget(config: str, steps_at: dict[int, int], seed: int, out: Path, data
             "parameters": trained["values"]["parameters"], "points": sorted([*kept, *points], key=lambda p: p["step"])}
 
 
-def resumable_points(path: Path, out: Path, steps_at: dict[int, int]) -> list[dict]:
+def resumable_points(path: Path, out: Path, steps_at: dict[int, int]) -> tuple[list[dict], dict]:
     """For ``--resume``: the points of the earlier results file ``path`` that are among this run's
-    budgets. The run folder ``out`` must end where that file ends (else the minutes of training
+    budgets, and that file's record. The run folder ``out`` must end where that file ends (else the minutes of training
     after it would go uncounted), and every other budget must lie beyond it."""
     if not Path(path).is_file():
         raise ValueError(f"--resume carries on the run of {path}, which does not exist: run without --resume first")
-    earlier = read_results(path)["values"]["points"]
+    record = read_results(path)
+    earlier = record["values"]["points"]
     kept = [p for p in earlier if steps_at.get(p["minutes"]) == p["step"]]
     saved = checkpoint_paths(Path(out) / "checkpoints")
     newest = checkpoint_step(saved[-1]) if saved else 0
@@ -126,7 +127,7 @@ def resumable_points(path: Path, out: Path, steps_at: dict[int, int]) -> list[di
     if early:
         raise ValueError(f"--resume: the budgets {early} (minutes: updates) are not in {path} and lie before its "
                          f"last update ({last}); a resumed run can only add longer ones")
-    return kept
+    return kept, record
 
 
 def add_commands(sub) -> None:
@@ -204,8 +205,7 @@ def run_command(args) -> None:
     name = budget_name(args.config, changes, args.seed)
     print(f"budgets (minutes=updates, from {source}): " + " ".join(f"{m}={s}" for m, s in steps_at.items()))
     path, out = budget_path(args.results, args.config, changes, args.seed), args.out or Path("runs/budget") / name
-    kept = resumable_points(path, out, steps_at) if args.resume else []
-    earlier = read_results(path) if args.resume else None
+    kept, earlier = resumable_points(path, out, steps_at) if args.resume else ([], None)
     with Recorder() as rec:
         values = run_budget(args.config, steps_at, args.seed, out, args.data_dir, args.quiet, changes, kept)
     values |= {"steps_from": source, "threads": args.threads}
