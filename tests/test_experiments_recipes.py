@@ -21,7 +21,8 @@ from aiayn.data.batching import TokenBatches, source_ids, target_ids
 from aiayn.experiments import budget, gpu, recipes
 from aiayn.experiments.mfu import training_flops
 from aiayn.experiments.recipe_runs import run_config, train_command
-from aiayn.experiments.recipe_table import Row, Spread, Table, chapter_numbers, recipe_table
+from aiayn.experiments.recipe_table import (Row, Spread, Table, chapter_numbers, compare_difference, compare_seeds,
+                                            recipe_table)
 from aiayn.experiments.record import Recorder, processor_name, read_results
 from aiayn.machine import describe
 from aiayn.pt.model import Transformer
@@ -322,6 +323,16 @@ def test_the_best_candidate_needs_two_seeds_and_better_needs_separate_seeds():
     assert table.compare("a", "c") == "better" and table.compare("c", "a") == "worse"
     with pytest.raises(ValueError, match="2 seeds"):
         Table([row("one-seed", [30.0])]).best
+
+
+def test_one_seed_against_seeds_must_beat_them_all_and_one_against_one_must_beat_the_noise():
+    # One run against the range of three seeds: it has to be beyond every one of them.
+    assert compare_seeds([39.7], [38.7, 39.3, 38.8]) == "better"
+    assert compare_seeds([39.0], [38.7, 39.3]) == "within noise"
+    assert compare_seeds([38.0], [38.7, 39.3]) == "worse"
+    # One run against another: a difference counts only beyond the seeds' spread, either way.
+    assert compare_difference(0.5, 0.6) == "within noise" and compare_difference(-0.5, 0.6) == "within noise"
+    assert compare_difference(0.7, 0.6) == "better" and compare_difference(-0.7, 0.6) == "worse"
 
 
 RESULTS = ROOT / "results" / "recipes"

@@ -108,8 +108,8 @@ def run_budget(config: str, steps_at: dict[int, int], seed: int, out: Path, data
 
 def resumable_points(path: Path, out: Path, steps_at: dict[int, int]) -> tuple[list[dict], dict]:
     """For ``--resume``: the points of the earlier results file ``path`` that are among this run's
-    budgets, and that file's record. The run folder ``out`` must end where that file ends (else the minutes of training
-    after it would go uncounted), and every other budget must lie beyond it."""
+    budgets, and that file's record. The run folder ``out`` must end where that file ends (else
+    the minutes of training after it would go uncounted), and every other budget must lie beyond it."""
     if not Path(path).is_file():
         raise ValueError(f"--resume carries on the run of {path}, which does not exist: run without --resume first")
     record = read_results(path)

@@ -14,6 +14,20 @@ from .record import processor_name, read_results
 
 # A candidate is ranked once it has this many seeds; with fewer it is listed, not chosen.
 MIN_SEEDS = 2
+# The chapter's verdicts in its other language.
+VERDICTS_ZH = {"better": "更好", "worse": "更差", "within noise": "在噪声之内"}
+
+
+def compare_seeds(a, b) -> str:
+    """"better" only when every seed's value in ``a`` beats every one in ``b``, "worse" when every
+    one falls below, else "within noise": with a few seeds, their ranges are all the noise there is."""
+    return "better" if min(a) > max(b) else "worse" if max(a) < min(b) else "within noise"
+
+
+def compare_difference(difference: float, noise: float) -> str:
+    """One seed against one: the difference counts only beyond ``noise``, the spread that seeds of
+    one configuration showed elsewhere."""
+    return "better" if difference > noise else "worse" if difference < -noise else "within noise"
 
 
 @dataclass(frozen=True)
@@ -67,8 +81,7 @@ class Table:
         """Returns "better", "worse" or "within noise": better only when every seed of ``candidate``
         beats every seed of ``reference`` on validation BLEU (with two seeds each, the ranges
         are all the noise there is to go by)."""
-        a, b = self.row(candidate).val_bleu.values, self.row(reference).val_bleu.values
-        return "better" if min(a) > max(b) else "worse" if max(a) < min(b) else "within noise"
+        return compare_seeds(self.row(candidate).val_bleu.values, self.row(reference).val_bleu.values)
 
     def row(self, candidate: str) -> Row:
         for row in self.rows:
