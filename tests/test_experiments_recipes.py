@@ -330,6 +330,10 @@ def test_one_seed_against_seeds_must_beat_them_all_and_one_against_one_must_beat
     assert compare_seeds([39.7], [38.7, 39.3, 38.8]) == "better"
     assert compare_seeds([39.0], [38.7, 39.3]) == "within noise"
     assert compare_seeds([38.0], [38.7, 39.3]) == "worse"
+    # Losses: lower is better, and the same rule holds.
+    assert compare_seeds([1.52, 1.53], [1.647, 1.659], lower_is_better=True) == "better"
+    assert compare_seeds([1.70], [1.647, 1.659], lower_is_better=True) == "worse"
+    assert compare_seeds([1.65], [1.647, 1.659], lower_is_better=True) == "within noise"
     # One run against another: a difference counts only beyond the seeds' spread, either way.
     assert compare_difference(0.5, 0.6) == "within noise" and compare_difference(-0.5, 0.6) == "within noise"
     assert compare_difference(0.7, 0.6) == "better" and compare_difference(-0.7, 0.6) == "worse"

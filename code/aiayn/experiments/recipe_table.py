@@ -18,9 +18,12 @@ MIN_SEEDS = 2
 VERDICTS_ZH = {"better": "更好", "worse": "更差", "within noise": "在噪声之内"}
 
 
-def compare_seeds(a, b) -> str:
+def compare_seeds(a, b, lower_is_better=False) -> str:
     """"better" only when every seed's value in ``a`` beats every one in ``b``, "worse" when every
-    one falls below, else "within noise": with a few seeds, their ranges are all the noise there is."""
+    one falls behind, else "within noise": with a few seeds, their ranges are all the noise there
+    is. ``lower_is_better`` for losses."""
+    if lower_is_better:
+        a, b = [-v for v in a], [-v for v in b]
     return "better" if min(a) > max(b) else "worse" if max(a) < min(b) else "within noise"
 
 
