@@ -136,6 +136,13 @@ def test_budget_resume_adds_longer_budgets_and_keeps_the_earlier_points(tmp_path
     train(["--config", "multi30k-tiny", "--steps", "4", "--out", str(straight), "--no-eval", "--quiet", "--device", "cpu"])
     kept, fresh = load_checkpoint(out / "averaged_step4.pt")["model"], load_checkpoint(straight / "averaged.pt")["model"]
     assert all(torch.equal(v, fresh[k]) for k, v in kept.items())
+    # Carried on again: every earlier part's command stays in the file, the older ones nested.
+    assert recipes.main(command + ["2=4", "3=6", "--resume"]) == 0
+    third = read_results(results / "multi30k-tiny.json")
+    assert third["values"]["resumed"]["command"] == record["command"] and third["values"]["resumed"]["steps"] == [2, 4]
+    assert third["values"]["resumed"]["resumed"] == record["values"]["resumed"]
+    assert [p["step"] for p in third["values"]["points"]] == [2, 4, 6]
+    assert [part["command"] for part in budget.run_parts(third)] == [first["command"], record["command"], third["command"]]
     # What cannot be resumed says why, with exit status 2.
     assert recipes.main(command + ["2=4", "--resume"]) == 2  # nothing longer to add
     assert recipes.main(command + ["2=3", "3=6", "--resume"]) == 2  # 3 updates lie before the run's end

@@ -130,6 +130,17 @@ def resumable_points(path: Path, out: Path, steps_at: dict[int, int]) -> tuple[l
     return kept, record
 
 
+def run_parts(record: dict) -> list[dict]:
+    """The commands that trained a budget run, oldest first: the record of each part carried on with
+    ``--resume`` (command, commit, machine, seconds), then ``record`` itself. Files written before
+    parts were nested name only the part just before the last."""
+    parts, part = [record], record["values"].get("resumed")
+    while part:
+        parts.insert(0, part)
+        part = part.get("resumed")
+    return parts
+
+
 def add_commands(sub) -> None:
     """The ``throughput`` and ``budget`` subcommands of ``python -m aiayn.experiments.recipes``."""
     for name, text in (("throughput", "measure updates per second of a configuration on this machine"),
@@ -212,6 +223,8 @@ def run_command(args) -> None:
     if earlier:  # whose points these are: seconds and cpu_seconds above count this command only
         values["resumed"] = {"command": earlier["command"], "commit": earlier["commit"], "machine": earlier["machine"],
                              "seconds": earlier["seconds"], "steps": [p["step"] for p in kept]}
+        if "resumed" in earlier["values"]:  # a run carried on twice or more keeps every part's command, nested
+            values["resumed"]["resumed"] = earlier["values"]["resumed"]
     rec.write(path, values)
     for p in values["points"]:
         print(f"{p['minutes']:>3} min budget: {p['step']} updates, {p['train_seconds'] / 60:.1f} min of training, "
