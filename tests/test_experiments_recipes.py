@@ -303,6 +303,17 @@ def test_command_line_errors_are_one_line_and_status_2(argv, message, capsys):
     assert status == 2 and message in capsys.readouterr().err
 
 
+@needs_data
+def test_gpu_script_dry_run_keeps_out_of_the_committed_results(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default checkpoint folder, runs/gpu, is relative
+    committed = {p: p.stat().st_mtime_ns for p in gpu.RESULTS.glob("*")}
+    out = tmp_path / "out"
+    assert gpu.main(["--device", "cpu", "--tiny", "--stages", "machine", "small", "--out", str(out)]) == 0
+    assert {p: p.stat().st_mtime_ns for p in gpu.RESULTS.glob("*")} == committed  # nothing written or touched
+    assert (out / "results" / "machine.json").is_file() and (out / "results" / "multi30k-small_seed0.json").is_file()
+    assert (out / "runs").is_dir() and not (tmp_path / "runs").exists()
+
+
 def test_gpu_script_refuses_a_long_cpu_run(capsys):
     with pytest.raises(SystemExit) as exit:
         gpu.main(["--device", "cpu", "--out", "/tmp/unused"])

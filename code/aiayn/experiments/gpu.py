@@ -22,7 +22,7 @@ Stages (each under ten minutes on one H100; ``--stages`` picks some):
 Results go to results/gpu/*.json (``record.Recorder``: command, commit, machine, seconds) and
 are copied, with the executed notebooks and each trained configuration's averaged model, to
 --out. ``--tiny`` swaps every configuration for a few updates of a small model on a 400-pair
-slice: it checks the wiring.
+slice: it checks the wiring, and writes its results under --out, never into results/gpu.
 """
 
 import argparse
@@ -159,10 +159,13 @@ def main(argv=None) -> int:
     p.add_argument("--notebook-deadline", type=float, metavar="SECONDS",
                    help="stages notebook-*: stop each notebook after this many seconds and hand back what ran "
                         "(set it below the machine's limit on a command)")
-    p.add_argument("--results", type=Path, default=RESULTS, help=f"results folder (default {RESULTS})")
-    p.add_argument("--runs", type=Path, default=Path("runs") / "gpu", help="checkpoints (default runs/gpu)")
+    p.add_argument("--results", type=Path, help=f"results folder (default {RESULTS}; under --tiny, OUT/results)")
+    p.add_argument("--runs", type=Path, help="checkpoints (default runs/gpu; under --tiny, OUT/runs)")
     p.add_argument("--data-dir", help="folder holding multi30k/ (default: $AIAYN_DATA)")
     args = p.parse_args(argv)
+    # A dry run must never overwrite the committed GPU results (or the GPU run's checkpoints).
+    args.results = args.results or (args.out / "results" if args.tiny else RESULTS)
+    args.runs = args.runs or (args.out / "runs" if args.tiny else Path("runs") / "gpu")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("no CUDA device is visible to PyTorch; --device cpu --tiny runs the dry run")
     if args.device == "cpu" and not args.tiny:
