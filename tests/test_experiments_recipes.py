@@ -22,7 +22,7 @@ from aiayn.experiments import budget, gpu, recipes
 from aiayn.experiments.mfu import training_flops
 from aiayn.experiments.recipe_runs import run_config, train_command
 from aiayn.experiments.recipe_table import (Row, Spread, Table, chapter_numbers, compare_difference, compare_seeds,
-                                            recipe_table)
+                                            lead_over_best, recipe_table)
 from aiayn.experiments.record import Recorder, processor_name, read_results
 from aiayn.machine import describe
 from aiayn.pt.model import Transformer
@@ -352,6 +352,9 @@ def test_one_seed_against_seeds_must_beat_them_all_and_one_against_one_must_beat
     assert compare_seeds([1.52, 1.53], [1.647, 1.659], lower_is_better=True) == "better"
     assert compare_seeds([1.70], [1.647, 1.659], lower_is_better=True) == "worse"
     assert compare_seeds([1.65], [1.647, 1.659], lower_is_better=True) == "within noise"
+    # One run against the best of several: ahead is positive, for BLEU and for losses alike.
+    assert lead_over_best(40.3, [40.5, 40.0]) == pytest.approx(-0.2)
+    assert lead_over_best(1.50, [1.525, 1.574], lower_is_better=True) == pytest.approx(0.025)
     # One run against another: a difference counts only beyond the seeds' spread, either way.
     assert compare_difference(0.5, 0.6) == "within noise" and compare_difference(-0.5, 0.6) == "within noise"
     assert compare_difference(0.7, 0.6) == "better" and compare_difference(-0.7, 0.6) == "worse"

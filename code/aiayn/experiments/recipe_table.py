@@ -27,6 +27,12 @@ def compare_seeds(a, b, lower_is_better=False) -> str:
     return "better" if min(a) > max(b) else "worse" if max(a) < min(b) else "within noise"
 
 
+def lead_over_best(value: float, others, lower_is_better=False) -> float:
+    """How far ``value`` is ahead of the best of ``others`` (negative when behind it); for losses,
+    ``lower_is_better``. One run against several, to be judged by ``compare_difference``."""
+    return min(others) - value if lower_is_better else value - max(others)
+
+
 def compare_difference(difference: float, noise: float) -> str:
     """One seed against one: the difference counts only beyond ``noise``, the spread that seeds of
     one configuration showed elsewhere."""
