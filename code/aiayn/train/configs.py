@@ -124,8 +124,8 @@ CONFIGS = {
     # Twice the width did keep its lead over those 3,950 updates (two seeds, CPU: validation BLEU
     # 40.3 and 41.1 against 38.7-39.3 for three seeds of this shape, test 40.2 and 40.3 against
     # 38.7-39.9; results/budget/multi30k-laptop_d_model256_d_ff512[_seed1].json), but not over
-    # 4,000 more: carried on to 7,950 (seed 0) it gained no BLEU and its validation loss rose
-    # (1.529 -> 1.553), within noise of this shape's runs of that length. A GPU step costs about
+    # 4,000 more: carried on to 7,950 (both seeds) it gained no BLEU and its validation loss rose
+    # (1.529 -> 1.553, 1.519 -> 1.542), within noise of this shape's runs of that length. A GPU step costs about
     # the same at either width, so the next GPU run is `--set d_model=256 d_ff=512 max_steps=4000
     # checkpoint_every=50 average_last=5`; the shape stays here until that run's validation BLEU
     # chooses otherwise (the committed GPU outputs were made with this shape).
