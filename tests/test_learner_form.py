@@ -1,0 +1,182 @@
+"""Every lesson page keeps the learner-first form (docs/writing-chapters.md).
+
+What a learner meets on a page is measured as ../shared/notes/learner-first.md says: words of
+prose outside dropdowns (the main path), and bookkeeping a reader should not have to read past.
+A page under a toc part whose caption names the appendix (Appendix, Lab notebook, 附录) keeps its
+bookkeeping and is measured by none of this.
+
+- the main path of an English page ≤ 1,800 words (the preface ≤ 800), and the book's parts
+  within the sizes their issues set;
+- no ``{glue}`` role and no ``{literalinclude}`` in the markdown of a lesson: both show as raw
+  text in JupyterLab and on Colab (the prose states numbers plainly, a hidden cell asserts them;
+  library code is a listing kept by tools/listings.py);
+- no ``assert`` and no ``glue(`` in a visible code cell, and at most one printed True/False
+  verdict line per page: the checks live in hidden cells (tag ``remove-cell``);
+- no project status (dates, owed work, next runs) in a chapter: that is results/*/STATUS.md;
+- a chapter opens with its goal, reading time and prerequisites and ends with a summary and
+  exercises.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+HIDDEN = {"remove-cell", "remove-input", "hide-input", "hide-cell"}
+FENCE = re.compile(r"^\s*(`{3,}|:{3,})\{([\w-]+)\}")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+STATUS = re.compile(r"20\d\d-\d\d-\d\d|\bowed\b|next GPU run|still to run|\bcommit [0-9a-f]{7}\b|"
+                    r"\b[0-9a-f]{7}\b \(|尚欠|下一次 GPU", re.I)
+VERDICT = re.compile(r"\b(True|False)\]?\s*$")
+APPENDIX = re.compile(r"appendix|lab notebook|附录|实验记录", re.I)
+OPENING = {"en": ("**Goal:**", "**Reading time:**", "**Builds on:**"),
+           "zh": ("**目标：**", "**阅读时间：**", "**前置：**")}
+CLOSING = {"en": ("## Summary", "## Exercises"), "zh": ("## 小结", "## 练习")}
+# The parts of the book and the most English words their main paths may hold together (issues
+# 43, 44 and 45), the whole book's main path within learner-first.md's 25,000.
+PARTS = {
+    "the architecture (preface, §1-§3.5)": (
+        ["preface", "paper_in_one_page", "architecture_overview", "scaled_dot_product_attention",
+         "multi_head_attention", "attention_in_the_model", "feed_forward_and_embeddings",
+         "positional_encoding", "residual_and_layer_norm", "putting_it_together"], 10_500),
+    "§4-§6": (["why_self_attention", "copy_task", "training_multi30k", "multi30k_recipe",
+               "model_variations", "constituency_parsing"], 8_500),
+    "practice": (["common_mistakes", "from_scratch", "backpropagation", "fast_decoding"], 6_500),
+}
+PAGE_LIMIT = 1_800
+LIMITS = {"preface": 800}
+BOOK_LIMIT = 25_000
+
+
+def words(text: str) -> int:
+    """English words, plus Chinese characters / 1.6, of prose with math, code and link targets cut."""
+    text = re.sub(r"\{[\w:-]+\}`[^`]*`|\$[^$]*\$|`[^`]*`|\]\([^)]*\)", " ", text)
+    cjk = len(CJK.findall(text))
+    return len(re.findall(r"[A-Za-z0-9][A-Za-z0-9'’\-]*", CJK.sub(" ", text))) + round(cjk / 1.6)
+
+
+def main_path(markdown: str) -> str:
+    """The markdown outside dropdowns, toggles and ``:class: dropdown`` blocks, without directive
+    fences and options. Fenced code (a listing) counts, as ../shared/tools/chapter_metrics.py
+    counts it: a listing in the main path is reading too."""
+    stack, kept = [], []
+    lines = markdown.splitlines()
+    for i, line in enumerate(lines):
+        m = FENCE.match(line)
+        if m:
+            drop = m.group(2) in ("dropdown", "toggle") or any(
+                re.match(r"^\s*:class:.*dropdown", nxt) for nxt in lines[i + 1:i + 6])
+            stack.append((m.group(1), drop))
+            continue
+        if stack and line.strip() == stack[-1][0]:
+            stack.pop()
+            continue
+        if re.match(r"^\s*:[\w-]+:", line):
+            continue
+        if not any(drop for _, drop in stack):
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def toc_pages(lang: str) -> list[tuple[str, bool]]:
+    """(page name, is it in an appendix part) in the order of the language's table of contents."""
+    toc = yaml.safe_load((ROOT / ("_toc.yml" if lang == "en" else f"_toc.{lang}.yml")).read_text(encoding="utf8"))
+    out = [(Path(toc["root"]).name, False)]
+    for part in toc.get("parts", []):
+        appendix = bool(APPENDIX.search(part.get("caption", "")))
+        for chapter in part.get("chapters", []):
+            out.append((Path(chapter["file"]).name, appendix))
+            out += [(Path(s["file"]).name, appendix) for s in chapter.get("sections", [])]
+    return out
+
+
+def page_path(lang: str, name: str) -> Path:
+    base = ROOT / "chapters" / lang / name
+    return base.with_suffix(".ipynb") if base.with_suffix(".ipynb").exists() else base.with_suffix(".md")
+
+
+def cells(path: Path) -> list[dict]:
+    if path.suffix == ".md":
+        return [{"cell_type": "markdown", "source": path.read_text(encoding="utf8"), "metadata": {}}]
+    nb = json.loads(path.read_text(encoding="utf8"))
+    for c in nb["cells"]:
+        c["source"] = c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+    return nb["cells"]
+
+
+def visible(cell: dict) -> bool:
+    return cell["cell_type"] == "code" and not HIDDEN & set(cell.get("metadata", {}).get("tags", []))
+
+
+def measure(path: Path) -> dict:
+    r = dict(core=0, roles=[], includes=0, asserts=0, glue=0, verdicts=[], status=[])
+    for c in cells(path):
+        src = c["source"]
+        if c["cell_type"] == "markdown":
+            r["core"] += words(main_path(src))
+            r["roles"] += re.findall(r"\{glue(?::\w+)?\}`[^`]*`", src)
+            r["includes"] += len(re.findall(r"\{literalinclude\}", src))
+            r["status"] += [l.strip()[:100] for l in src.splitlines() if STATUS.search(l)]
+        elif visible(c):
+            r["asserts"] += len(re.findall(r"^\s*assert\b", src, re.M))
+            r["glue"] += src.count("glue(")
+            for out in c.get("outputs", []):
+                text = "".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
+                r["verdicts"] += [l for l in text.splitlines() if VERDICT.search(l)]
+    return r
+
+
+LESSONS = [(lang, name) for lang in ("en", "zh") for name, appendix in toc_pages(lang) if not appendix]
+
+
+@pytest.mark.parametrize("lang, name", LESSONS, ids=lambda x: x)
+def test_a_lesson_keeps_its_bookkeeping_off_the_page(lang, name):
+    r = measure(page_path(lang, name))
+    assert not r["roles"], f"{{glue}} roles in the prose (raw text in JupyterLab and Colab): {r['roles'][:5]}"
+    assert not r["includes"], "{literalinclude} in the prose: use a listing (tools/listings.py)"
+    assert r["asserts"] == 0 and r["glue"] == 0, (
+        f"{r['asserts']} assert(s) and {r['glue']} glue( call(s) in visible code cells: move them "
+        "to a hidden check cell (tag remove-cell)")
+    assert len(r["verdicts"]) <= 1, f"printed True/False verdict lines (print an error size): {r['verdicts'][:5]}"
+    assert not r["status"], f"project status in a chapter (results/*/STATUS.md holds it): {r['status'][:3]}"
+
+
+@pytest.mark.parametrize("lang, name", [(l, n) for l, n in LESSONS if n != "preface"], ids=lambda x: x)
+def test_a_chapter_opens_with_its_goal_and_closes_with_summary_and_exercises(lang, name):
+    page = cells(page_path(lang, name))
+    markdown = [c["source"] for c in page if c["cell_type"] == "markdown"]
+    opening = "\n".join(markdown[:2])
+    missing = [m for m in OPENING[lang] if m not in opening]
+    assert not missing, f"the first markdown cells should state {missing}"
+    headings = [l.strip() for src in markdown for l in src.splitlines() if l.startswith("## ")]
+    assert [h for h in headings if h in CLOSING[lang]] == list(CLOSING[lang]), headings[-4:]
+
+
+@pytest.mark.parametrize("name", [n for n, appendix in toc_pages("en") if not appendix])
+def test_an_english_page_main_path_is_short(name):
+    core = measure(page_path("en", name))["core"]
+    limit = LIMITS.get(name, PAGE_LIMIT)
+    assert core <= limit, f"{name}: {core} words of prose outside dropdowns (at most {limit})"
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_a_part_of_the_book_is_within_its_size(part):
+    names, limit = PARTS[part]
+    sizes = {n: measure(page_path("en", n))["core"] for n in names}
+    assert sum(sizes.values()) <= limit, f"{part}: {sum(sizes.values())} words (at most {limit}): {sizes}"
+
+
+def test_the_main_path_of_the_book_is_within_its_size():
+    total = sum(measure(page_path("en", n))["core"] for n, appendix in toc_pages("en") if not appendix)
+    assert total <= BOOK_LIMIT, f"{total} words outside dropdowns and the appendix (at most {BOOK_LIMIT})"
+
+
+def test_main_path_measures_what_a_reader_reads():
+    page = ("Attention is all.\n\n:::{dropdown} Deeper\nhidden words here\n:::\n\n"
+            "```{admonition} Note\n:class: dropdown\nfolded too\n```\n\n"
+            "::::{tab-set}\n:::{tab-item} NumPy\nshown\n:::\n::::\n注意力机制")
+    assert main_path(page).split() == ["Attention", "is", "all.", "shown", "注意力机制"]
+    assert words(main_path(page)) == 4 + round(5 / 1.6)
