@@ -23,7 +23,7 @@ def load(name: str) -> dict:
 
 
 def test_workflows_exist():
-    assert {p.name for p in WORKFLOWS} == {"ci.yml", "book.yml"}
+    assert {p.name for p in WORKFLOWS} == {"ci.yml", "book.yml", "gpu.yml"}
 
 
 @pytest.mark.parametrize("tool", [
@@ -67,3 +67,37 @@ def test_book_workflow_uses_only_the_readme_book_command():
 def test_setup_honours_the_python_the_workflow_chose():
     setup = (ROOT / "tools" / "setup.sh").read_text(encoding="utf8")
     assert 'if [ -n "${AIAYN_PYTHON:-}" ]; then candidates=("$AIAYN_PYTHON")' in setup
+
+
+def test_gpu_job_runs_the_gpu_check_on_a_self_hosted_gpu_runner_by_hand_and_weekly():
+    workflow = load("gpu.yml")
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as a boolean
+    assert set(triggers) == {"workflow_dispatch", "schedule"}
+    assert triggers["schedule"][0]["cron"].split()[-1] == "1"  # weekly
+    job = workflow["jobs"]["gpu"]
+    assert job["runs-on"] == ["self-hosted", "gpu"]
+    # The command a person runs by hand on a CUDA machine, and nothing else; no CPU wheel index
+    # (the pinned torch must come as PyPI's CUDA build).
+    assert [s["run"] for s in job["steps"] if "run" in s] == ["bash tools/gpu_check.sh"]
+    assert "PIP_EXTRA_INDEX_URL" not in str(workflow)
+
+
+def test_gpu_check_covers_the_training_chapters_in_both_languages_and_refuses_a_cpu(tmp_path):
+    script = (ROOT / "tools" / "gpu_check.sh").read_text(encoding="utf8")
+    setup = 'bash "$root/tools/setup.sh"\n'
+    assert setup in script
+    assert "chapters/en/training_multi30k.ipynb chapters/zh/training_multi30k.ipynb" in script
+    assert "tests/test_core_torch_vs_nn.py" in script
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present: the refusal cannot be shown here")
+    # On a CPU-only machine it stops with exit status 2 and one line, before any test runs: the
+    # script, set-up left out, in a copy of the tree that holds only it and this .venv.
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "gpu_check.sh").write_text(script.replace(setup, ""), encoding="utf8")
+    (tmp_path / ".venv").symlink_to(ROOT / ".venv")
+    result = subprocess.run(["bash", str(tmp_path / "tools" / "gpu_check.sh")], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "gpu_check: this torch sees no CUDA device; run it on a machine with an NVIDIA GPU and its driver"]
