@@ -14,24 +14,26 @@ step does not depend on the weights), one source sentence of 20 tokens, and outp
 below the largest of the other random logits, and no sentence ends early (asserted). Both
 variants return the same ids (asserted).
 
-Rounds are interleaved (in every round, each shape and length once, in a shuffled order, the two
-variants back to back in a shuffled order), so a burst of load from another process hits both;
-reported: median and minimum wall-clock seconds per variant, and the ratio uncached / cached of
-medians, of minima, and the median of the per-round ratios; and the ratio of the medians of the
-process's CPU time, which other processes on a shared machine disturb much less than wall time
-(with one thread, CPU time is the work done).
+Rounds are interleaved (in every round each shape and length once, in a shuffled order, the
+two variants back to back in a shuffled order: ``aiayn.lab.decoding_timing.timed_rounds``), so a
+burst of load from another process hits both. Recorded per round: the process's CPU time (with
+one thread, the work done; other processes disturb it much less than wall-clock time) and the
+wall-clock time. The headline is uncached / cached CPU time of the fastest rounds, with the
+per-round ratios for its spread; the load average before and after the run is recorded too.
+A results file is written only from a clean tree (no uncommitted change under code/), unless
+``--allow-dirty``, which flags the record ``clean_tree: false``.
 
     .venv/bin/python benchmarks/bench_decoding.py [--rounds 5] [--threads 1] [--write FILE]
+        [--lengths 25 50 100 200] [--shapes multi30k-cpu base] [--allow-dirty]
 
-``--write`` stores the table with its provenance (``aiayn.experiments.record``): the chapter on
-fast decoding reads results/fast_decoding/bench_decoding.json.
+The chapter on fast decoding plots results/fast_decoding/bench_decoding.json. On a quiet
+machine the default run takes about 15 minutes of one core (the base shape's uncached 200
+tokens dominate).
 """
 
 import argparse
 import os
-import random
-import statistics
-import time
+import sys
 
 from machine import describe
 
@@ -78,15 +80,26 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1,
                         help="BLAS/OpenMP threads for PyTorch (default 1: see bench_attention.py)")
     parser.add_argument("--write", default=None, help="results file (JSON) to write")
+    parser.add_argument("--allow-dirty", action="store_true",
+                        help="write even with uncommitted changes under code/ (flagged)")
     args = parser.parse_args()
+    if args.rounds < 1 or min(args.lengths) < 1:
+        parser.error("--rounds and every --lengths value must be at least 1")
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
     import torch
 
     from aiayn.experiments.record import Recorder
+    from aiayn.lab.decoding_timing import (DirtyTree, check_clean_tree, load_average, speedup,
+                                           timed_rounds)
 
-    torch.set_num_threads(args.threads)
     recorder = Recorder()
+    try:  # refuse before minutes of measuring, not after
+        clean = check_clean_tree(recorder.provenance["code_changes"], args.allow_dirty or not args.write)
+    except DirtyTree as err:
+        print(f"bench_decoding.py: error: {err}", file=sys.stderr)
+        raise SystemExit(2)
+    torch.set_num_threads(args.threads)
     print(describe())
     print(f"greedy decoding, batch 1, source {SOURCE_LEN} tokens, vocabulary {VOCAB}, float32, "
           f"{args.rounds} interleaved rounds")
@@ -96,45 +109,35 @@ def main() -> None:
         model, src = models[shape]
         if not torch.equal(decode(model, src, n, True), decode(model, src, n, False)):
             raise RuntimeError(f"{shape}, {n} tokens: cached and uncached ids differ")
-    times = {(shape, n, c): [] for shape, n in cases for c in (True, False)}
-    cpu = {key: [] for key in times}
-    rng = random.Random(0)
-    for _ in range(args.rounds):
-        rng.shuffle(cases)
-        for shape, n in cases:
-            model, src = models[shape]
-            for use_cache in rng.sample([True, False], 2):
-                start, start_cpu = time.perf_counter(), time.process_time()
-                decode(model, src, n, use_cache)
-                times[shape, n, use_cache].append(time.perf_counter() - start)
-                cpu[shape, n, use_cache].append(time.process_time() - start_cpu)
+    load_before = load_average()
+    groups = {(shape, n): {name: (lambda m=models[shape], n=n, c=use_cache: decode(*m, n, c))
+                           for name, use_cache in (("cached", True), ("uncached", False))}
+              for shape, n in cases}
+    times = timed_rounds(groups, args.rounds)
+    load_after = load_average()
 
     rows = []
-    print(f"{'shape':>13} {'tokens':>6} {'uncached s':>10} {'cached s':>9} {'x medians':>9} "
-          f"{'x minima':>8} {'x per round':>11} {'x CPU time':>10}")
-    for shape in args.shapes:
-        for n in args.lengths:
-            cached, uncached = times[shape, n, True], times[shape, n, False]
-            row = dict(shape=shape, tokens=n,
-                       uncached_median_s=statistics.median(uncached), uncached_min_s=min(uncached),
-                       cached_median_s=statistics.median(cached), cached_min_s=min(cached),
-                       speedup_medians=statistics.median(uncached) / statistics.median(cached),
-                       speedup_minima=min(uncached) / min(cached),
-                       speedup_per_round=statistics.median(u / c for u, c in zip(uncached, cached)),
-                       uncached_cpu_median_s=statistics.median(cpu[shape, n, False]),
-                       cached_cpu_median_s=statistics.median(cpu[shape, n, True]))
-            row["speedup_cpu"] = row["uncached_cpu_median_s"] / row["cached_cpu_median_s"]
-            rows.append(row)
-            print(f"{shape:>13} {n:6d} {row['uncached_median_s']:10.3f} "
-                  f"{row['cached_median_s']:9.3f} {row['speedup_medians']:9.1f} "
-                  f"{row['speedup_minima']:8.1f} {row['speedup_per_round']:11.1f} "
-                  f"{row['speedup_cpu']:10.1f}")
+    print(f"{'shape':>13} {'tokens':>6} {'uncached CPU s':>14} {'cached CPU s':>12} "
+          f"{'x fastest':>9} {'x per round':>15}")
+    for shape, n in cases:
+        t = times[shape, n]
+        row = dict(shape=shape, tokens=n, uncached_cpu_s=t["uncached"]["cpu_s"],
+                   cached_cpu_s=t["cached"]["cpu_s"], uncached_wall_s=t["uncached"]["wall_s"],
+                   cached_wall_s=t["cached"]["wall_s"],
+                   **speedup(t["uncached"]["cpu_s"], t["cached"]["cpu_s"]))
+        rows.append(row)
+        per_round = row["speedup_cpu_per_round"]
+        print(f"{shape:>13} {n:6d} {min(row['uncached_cpu_s']):14.3f} {min(row['cached_cpu_s']):12.3f} "
+              f"{row['speedup_cpu']:9.2f} {min(per_round):7.2f}-{max(per_round):<7.2f}")
+    print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}")
     if args.write:
-        recorder.write(args.write, {"rows": rows, "rounds": args.rounds, "batch": 1,
-                                    "source_len": SOURCE_LEN, "vocab": VOCAB, "dtype": "float32",
-                                    "shapes": {s: dict(zip(("d_model", "heads", "layers", "d_ff"),
-                                                           SHAPES[s])) for s in args.shapes}})
-        print("written to", args.write)
+        recorder.write(args.write, {
+            "rows": rows, "rounds": args.rounds, "batch": 1, "source_len": SOURCE_LEN,
+            "vocab": VOCAB, "dtype": "float32", "clock": "time.process_time",
+            "load_average": {"before": load_before, "after": load_after}, "clean_tree": clean,
+            "shapes": {s: dict(zip(("d_model", "heads", "layers", "d_ff"), SHAPES[s]))
+                       for s in args.shapes}})
+        print("written to", args.write, "" if clean else "(flagged: clean_tree false)")
 
 
 if __name__ == "__main__":

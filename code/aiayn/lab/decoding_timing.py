@@ -1,0 +1,88 @@
+"""Timing decoding with and without the key-value cache, so that a number can be trusted.
+
+benchmarks/bench_decoding.py and benchmarks/bench_translate.py time the two variants with
+these helpers, and the fast decoding chapter reads what they record:
+
+- **CPU time per round** (``time.process_time``): with one thread it is the work done, which
+  other processes on the machine disturb much less than wall-clock time (recorded too);
+- **interleaved rounds** (``timed_rounds``): every round runs every variant once, in a shuffled
+  order, so a burst of load hits all of them alike;
+- **the headline is the ratio of the fastest rounds, with the spread**: the lowest and highest
+  of the per-round ratios (``speedup``);
+- **the load average before and after** (``load_average``), and **a clean tree**: a results
+  file is written only when code/ has no uncommitted change (``check_clean_tree``), unless the
+  caller allows it, and then the record says ``clean_tree: false``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from typing import Callable, Hashable
+
+
+class DirtyTree(ValueError):
+    """code/ differs from the commit a results file would name."""
+
+
+def timed_rounds(groups: dict[Hashable, dict[str, Callable[[], object]]], rounds: int,
+                 seed: int = 0) -> dict:
+    """Times every variant of every group once per round, groups in a shuffled order and the
+    variants of a group back to back in a shuffled order. Returns
+    ``{group: {variant: {"cpu_s": [...], "wall_s": [...]}}}``, one entry per round."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    rng = random.Random(seed)
+    times = {g: {v: {"cpu_s": [], "wall_s": []} for v in variants} for g, variants in groups.items()}
+    order = list(groups)
+    for _ in range(rounds):
+        rng.shuffle(order)
+        for group in order:
+            for name in rng.sample(list(groups[group]), len(groups[group])):
+                wall, cpu = time.perf_counter(), time.process_time()
+                groups[group][name]()
+                times[group][name]["cpu_s"].append(time.process_time() - cpu)
+                times[group][name]["wall_s"].append(time.perf_counter() - wall)
+    return times
+
+
+def speedup(slow_s: list[float], fast_s: list[float]) -> dict:
+    """slow / fast: the ratio of the fastest rounds, and the ratio of each round (for the
+    spread). Both lists hold one time per round, in the order of the rounds."""
+    if len(slow_s) != len(fast_s) or not slow_s:
+        raise ValueError(f"slow_s and fast_s need one time per round each, got {len(slow_s)} "
+                         f"and {len(fast_s)}")
+    per_round = [s / f for s, f in zip(slow_s, fast_s)]
+    return {"speedup_cpu": min(slow_s) / min(fast_s), "speedup_cpu_per_round": per_round}
+
+
+def load_average() -> list[float]:
+    """The machine's load averages over 1, 5 and 15 minutes (empty where the OS has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
+def check_clean_tree(code_changes: list[str], allow_dirty: bool) -> bool:
+    """True when code/ has no uncommitted change. With changes: raises ``DirtyTree`` unless
+    ``allow_dirty``, and then returns False, for the record to carry as ``clean_tree``."""
+    if code_changes and not allow_dirty:
+        shown = ", ".join(code_changes[:3]) + (" ..." if len(code_changes) > 3 else "")
+        raise DirtyTree(f"code/ has {len(code_changes)} uncommitted change(s) ({shown}): commit "
+                        "or remove them so the record names the code it measured, or pass "
+                        "--allow-dirty for a record flagged clean_tree: false")
+    return not code_changes
+
+
+def translate_table(values: dict) -> list[str]:
+    """The lines of the chapter's timing table, from bench_translate.py's values."""
+    lines = [f"{'':<14}{'CPU s, fastest':>15}{'slowest':>9}{'BLEU':>8}"]
+    for name in ("uncached", "cached"):
+        cpu = values[f"{name}_cpu_s"]
+        lines.append(f"{name:<14}{min(cpu):>15.1f}{max(cpu):>9.1f}{values[f'{name}_bleu']:>8.2f}")
+    ratios = values["speedup_cpu_per_round"]
+    lines.append(f"{'speed-up':<14}{values['speedup_cpu']:>14.1f}x"
+                 f"   (rounds: {min(ratios):.1f}x to {max(ratios):.1f}x)")
+    return lines
