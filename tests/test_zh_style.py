@@ -1,0 +1,366 @@
+"""One Chinese vocabulary and one typography on every Chinese page (issue 42).
+
+Over every page of _toc.zh.yml (the markdown cells of a notebook, or a .md page), in prose only,
+this test fails on:
+
+- **a variant to avoid**: a phrase of the "avoid" column of terminology.csv. Entries are
+  separated by "; ". ``笔记本 (except 笔记本电脑)`` lets the variant stand where it is part of a
+  longer phrase that is fine; ``<Name>`` stands for a Latin surname (``<Name> 等`` is "Vaswani 等",
+  where the book writes 等人) and ``<chapter title>`` for the title of any Chinese page (a chapter
+  is named “标题”一章 or linked, never 《标题》). A space in a phrase matches one space or none.
+  Blockquotes are exempt: they quote the paper in English;
+- **ASCII quotes around Chinese**: ``"中文"`` where “中文” belongs;
+- **a space between bold and Chinese**: ``中文 **粗体** 中文`` (the spaces show on the page). A space
+  is only a fault where removing it keeps the bold: the character inside the ``**`` is a Han
+  character and the one outside the space is Han or full-width punctuation. CommonMark does not
+  close ``**目标：**约`` (punctuation inside, a letter outside), so there the space stays
+  (``**目标：** 约``) or, better, the punctuation moves out (``**目标**：约``);
+- **bold that does not render**: ``**`` left as text, e.g. ``** 粗体**`` or ``**目标：**约``;
+- **italics over Chinese**: ``*中文*`` or ``_中文_`` (CJK fonts have no italic; the browser slants);
+- **a percent sign with a space or in full width**: ``5 %``, ``5％``; and a percentage typeset as
+  math, ``$2\\%$``: write ``5%``;
+- **a paper quote without its gloss**: a blockquote with no Han character (the paper's English)
+  must be followed, as the next block, by a paragraph starting ``大意：`` (in the next markdown
+  cell when the quote ends its cell).
+
+Fenced code, inline code, math, roles, HTML and link targets are not prose; the parse is MyST's
+own (markdown-it with the book's extensions), and the bodies of directives that hold markdown
+(dropdowns, tabs, admonitions) are parsed too.
+
+Run one page: ``pytest tests/test_zh_style.py -k positional_encoding``. Count every rule and
+variant over the Chinese pages: ``python tests/test_zh_style.py --counts [--root DIR]`` (DIR: a
+checkout or an export of an older commit; terminology.csv is always this checkout's).
+"""
+
+import csv
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+import yaml
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+MD = create_md_parser(MdParserConfig(enable_extensions={"colon_fence", "dollarmath", "amsmath"}), RendererHTML)
+HAN = r"\u3400-\u4dbf\u4e00-\u9fff"
+CJK_PUNCT = r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u2018-\u201d\u2014\u2026"
+SPACE = " \u00a0"
+CODE = "\ue000"  # stands in for code and math: not prose, not Han
+ROLE = "\ue001"  # stands in for a role, which may paste a number ({glue:text}`bleu` %)
+NAME = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"  # a surname: Vaswani, Ba (not NumPy, GPU)
+# Directives whose body is not markdown prose.
+NOT_PROSE = {"code-cell", "code-block", "code", "sourcecode", "literalinclude", "math", "csv-table",
+             "raw", "eval-rst", "include", "toctree", "tableofcontents", "bibliography", "mermaid",
+             "graphviz", "image", "glue", "glue:any", "glue:text", "glue:figure", "glue:math"}
+RULES = ("variant", "ascii quotes", "bold spacing", "bold not rendered", "italics", "percent", "gloss")
+
+
+class Finding(NamedTuple):
+    rule: str
+    line: int  # 1-based, in the cell's source
+    text: str  # the offending text
+    hint: str  # what to write instead
+    key: str = ""  # the variant as terminology.csv writes it
+
+
+class Variant(NamedTuple):
+    phrase: str
+    preferred: str
+    pattern: re.Pattern
+    exceptions: tuple
+
+
+def phrase_pattern(phrase: str, titles=()) -> str:
+    out = []
+    for piece in re.split(r"(<Name>|<chapter title>| )", phrase):
+        if piece == "<Name>":
+            out.append(NAME)
+        elif piece == "<chapter title>":
+            out.append("(?:" + ("|".join(map(re.escape, sorted(titles, key=len, reverse=True))) or "(?!)") + ")")
+        elif piece == " ":
+            out.append(f"[{SPACE}]?")
+        else:
+            out.append(re.escape(piece))
+    return "".join(out)
+
+
+def load_variants(csv_path: Path = ROOT / "terminology.csv", titles=()) -> list[Variant]:
+    rows = list(csv.reader(csv_path.read_text(encoding="utf8").splitlines()))
+    avoid = next(i for i, h in enumerate(rows[0]) if h.lower().startswith("avoid"))
+    variants = []
+    for row in rows[1:]:
+        for entry in filter(None, (e.strip() for e in row[avoid].split("; "))):
+            m = re.fullmatch(r"(.+?)(?: \(except (.+)\))?", entry)
+            exceptions = tuple(re.compile(phrase_pattern(x.strip(), titles)) for x in (m.group(2) or "").split(", ") if x)
+            variants.append(Variant(m.group(1), row[1], re.compile(phrase_pattern(m.group(1), titles)), exceptions))
+    return variants
+
+
+def zh_pages(root: Path = ROOT) -> list[Path]:
+    toc = yaml.safe_load((root / "_toc.zh.yml").read_text(encoding="utf8"))
+    files = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part.get("chapters", [])
+                             for c in [c, *c.get("sections", [])]]
+    out = []
+    for f in files:
+        base = root / f
+        out.append(base.with_suffix(".ipynb") if base.with_suffix(".ipynb").exists() else base.with_suffix(".md"))
+    return out
+
+
+def markdown_cells(path: Path) -> list[tuple[str, str]]:
+    """(cell id, source) of every markdown cell; a .md page is one cell, id '-'; code cells are
+    kept as (id, None) so that a gloss is only looked for in the cell right after a quote."""
+    if path.suffix == ".md":
+        return [("-", path.read_text(encoding="utf8"))]
+    cells = json.loads(path.read_text(encoding="utf8"))["cells"]
+    return [(c.get("id", "?"), ("".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+             if c["cell_type"] == "markdown" else None) for c in cells]
+
+
+def chapter_titles(root: Path = ROOT) -> set[str]:
+    """Every Chinese page's title, and its parts around ：or （） (the title and its subtitle)."""
+    titles = set()
+    for path in zh_pages(root):
+        for _, source in markdown_cells(path):
+            m = re.search(r"^# (.+)$", source or "", re.M)
+            if m:
+                title = m.group(1).strip()
+                titles |= {title, *(p.strip() for p in re.split(r"[：:（）()]", title) if len(p.strip()) > 1)}
+                break
+    return titles
+
+
+def blocks(source: str, offset: int = 0, top: bool = True):
+    """(tokens, line offset, is it the cell itself) of the source and of every directive body
+    that holds markdown."""
+    tokens = MD.parse(source)
+    yield tokens, offset, top
+    for t in tokens:
+        if t.type in ("fence", "colon_fence") and t.info.startswith("{"):
+            name, _, title = t.info[1:].partition("}")
+            if name.strip() in NOT_PROSE:
+                continue
+            if title.strip():
+                yield MD.parse(title.strip()), offset + t.map[0], False
+            # options (":open:") become blank lines, so line numbers hold
+            body = re.sub(r"^\s*:[\w-]+:.*$", "", t.content, flags=re.M)
+            yield from blocks(body, offset + t.map[0] + 1, False)
+
+
+def prose(children) -> str:
+    """An inline token's text as a reader sees it, code and math replaced by CODE, URLs blanked."""
+    out = []
+    for c in children:
+        if c.type == "text":
+            out.append(re.sub(r"https?://\S+", CODE, c.content))
+        elif c.type in ("softbreak", "hardbreak"):
+            out.append("\n")
+        elif c.type == "myst_role":
+            out.append(ROLE)
+        elif c.type in ("code_inline", "math_inline", "math_inline_double", "html_inline", "image"):
+            out.append(CODE)
+    return "".join(out)
+
+
+def inline_findings(children, variants, quoted: bool) -> list[tuple[int, Finding]]:
+    """(line within the inline token, finding) for every typography rule and variant."""
+    text, found = prose(children), []
+
+    def at(pos, rule, snippet, hint, key=""):
+        snippet = snippet.replace(CODE, "`…`").replace(ROLE, "{role}")
+        found.append((text.count("\n", 0, pos), Finding(rule, 0, snippet, hint, key)))
+
+    if not quoted:
+        for v in variants:
+            for m in v.pattern.finditer(text):
+                if not any(x.start() <= m.start() and m.end() <= x.end() for e in v.exceptions for x in e.finditer(text)):
+                    at(m.start(), "variant", m.group(), f"write {v.preferred}", v.phrase)
+    quotes = [m.start() for m in re.finditer('"', text)]
+    for a, b in zip(quotes[::2], quotes[1::2]):
+        if re.search(f"[{HAN}]", text[a:b]):
+            at(a, "ascii quotes", text[a:b + 1], "use “” around Chinese")
+    for m in re.finditer(f"[\\d{ROLE}](?:[ \u00a0\u2009\u202f]+[%％]|％)", text):
+        at(m.start(), "percent", m.group(), "write 5% (no space, ASCII %)")
+    pos = 0  # position in text, to place the findings on their line
+    for i, c in enumerate(children):
+        before = children[i - 1] if i else None
+        after = children[i + 1] if i + 1 < len(children) else None
+        if c.type == "text" and "**" in c.content:
+            k = c.content.index("**")
+            at(pos + k, "bold not rendered", c.content[max(0, k - 12):k + 14].strip(),
+               "no space just inside **; punctuation inside ** needs a space or another character outside it")
+        if c.type == "math_inline" and re.fullmatch(r"\s*[\d.,]+\s*\\%\s*", c.content):
+            at(pos, "percent", f"${c.content}$", "a percentage is text, not math: write 2%")
+        if c.type == "strong_open" and before is not None and after is not None and before.type == "text" \
+                and re.search(f"[{HAN}{CJK_PUNCT}][{SPACE}]+$", before.content) and re.match(f"[{HAN}]", after.content):
+            at(pos, "bold spacing", before.content[-3:] + "**" + after.content[:3], "no space before ** next to Chinese")
+        if c.type == "strong_close" and before is not None and after is not None and before.type == "text" \
+                and re.search(f"[{HAN}]$", before.content) and re.match(f"[{SPACE}]+[{HAN}{CJK_PUNCT}]", after.content):
+            at(pos, "bold spacing", before.content[-3:] + "**" + after.content[:3], "no space after ** next to Chinese")
+        if c.type == "em_open":
+            inner = prose(children[i + 1:i + 1 + next(j for j, d in enumerate(children[i + 1:]) if d.type == "em_close")])
+            if re.search(f"[{HAN}]", inner):
+                at(pos, "italics", f"*{inner}*", "no italics on Chinese: bold, “”, or plain")
+        pos += len(prose([c]))
+    return found
+
+
+def gloss_missing(tokens, i) -> bool | None:
+    """At blockquote_open tokens[i]: True when it quotes English and the next block is not a
+    大意 paragraph, None when the quote ends the token list (look at the next cell)."""
+    level, j = tokens[i].level, i + 1
+    while not (tokens[j].type == "blockquote_close" and tokens[j].level == level):
+        j += 1
+    quoted = "".join(t.content for t in tokens[i:j] if t.type == "inline")
+    if re.search(f"[{HAN}]", quoted):
+        return False
+    nxt = next((t for t in tokens[j + 1:] if t.level <= level), None)
+    if nxt is None or (nxt.type.endswith("_close") and level > 0):
+        return None if level == 0 else True
+    return not starts_with_gloss(tokens[j + 1:])
+
+
+def starts_with_gloss(tokens) -> bool:
+    return len(tokens) > 1 and tokens[0].type == "paragraph_open" and tokens[1].content.startswith("大意：")
+
+
+def page_findings(path: Path, variants=None) -> list[tuple[str, Finding]]:
+    """(cell id, finding) for every fault of a Chinese page."""
+    return cell_findings(markdown_cells(path), load_variants(titles=chapter_titles()) if variants is None else variants)
+
+
+def cell_findings(cells, variants) -> list[tuple[str, Finding]]:
+    out = []
+    for k, (cell_id, source) in enumerate(cells):
+        if source is None:
+            continue
+        found = []
+        for tokens, offset, top in blocks(source):
+            depth = 0
+            for i, t in enumerate(tokens):
+                depth += {"blockquote_open": 1, "blockquote_close": -1}.get(t.type, 0)
+                if t.type == "inline":
+                    for line, f in inline_findings(t.children or [], variants, depth > 0):
+                        found.append((cell_id, f._replace(line=offset + t.map[0] + line + 1)))
+                if t.type == "blockquote_open":
+                    missing = gloss_missing(tokens, i)
+                    if missing is None:  # the quote ends its cell (look at the next) or its directive
+                        nxt = cells[k + 1][1] if top and k + 1 < len(cells) else None
+                        missing = nxt is None or not starts_with_gloss(MD.parse(nxt))
+                    if missing:
+                        first = next(x.content for x in tokens[i:] if x.type == "inline")
+                        found.append((cell_id, Finding("gloss", offset + t.map[0] + 1, first.splitlines()[0][:60],
+                                                       "follow the quote with a paragraph starting 大意：")))
+        out += sorted(found, key=lambda cf: cf[1].line)
+    return out
+
+
+def report(path: Path, findings) -> list[str]:
+    return [f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} cell {cell} line {f.line}: "
+            f"[{f.rule}] {f.text!r}: {f.hint}" for cell, f in findings]
+
+
+PAGES = zh_pages()
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: f"zh/{p.stem}")
+def test_a_chinese_page_keeps_the_vocabulary_and_the_typography(path):
+    problems = report(path, page_findings(path))
+    if problems:
+        pytest.fail(f"{len(problems)} fault(s) of vocabulary or typography:\n  " + "\n  ".join(problems) +
+                    "\nterminology.csv lists the terms; docs/writing-chapters.md ('Chinese pages') the typography.",
+                    pytrace=False)
+
+
+def rules_of(markdown: str) -> list[tuple[str, str]]:
+    variants = load_variants(titles={"位置编码", "手撕 Transformer", "从零实现 Transformer"})
+    return [(f.rule, f.text) for _, f in cell_findings([("-", markdown)], variants)]
+
+
+@pytest.mark.parametrize("markdown, expected", [
+    # variants, with their exceptions, placeholders and exempt regions
+    ("这台笔记本很快。", [("variant", "笔记本")]),
+    ("在笔记本电脑上运行这个 notebook。", []),
+    ("束大小为 4，批大小为 32。", [("variant", "束大小"), ("variant", "批大小")]),
+    ("base 模型与base模型", [("variant", "base 模型"), ("variant", "base模型")]),
+    ("Vaswani 等（2017）与 Vinyals 等人（2015）", [("variant", "Vaswani 等")]),
+    ("见《位置编码》一章；《动手学深度学习》", [("variant", "《位置编码》")]),
+    ("教师强制（teacher forcing）之后只说 teacher forcing", [("variant", "teacher forcing")]),
+    ("`束大小`、$束大小$ 与 [束宽](beam_size.ipynb)", []),
+    ("> The beam size 束大小 is quoted.\n\n大意：束宽。", []),
+    # typography
+    ('正文说"除以 $\\sqrt{d_k}$ 能防止饱和"，而 "auf" 换成 "der"。', [("ascii quotes", '"除以 `…` 能防止饱和"')]),
+    ("掩码是 **布尔型** 的数组", [("bold spacing", "码是 **布尔型"), ("bold spacing", "布尔型** 的数")]),
+    ("用 **NumPy** 实现，**`True` 表示可以**，数组是**布尔型**的", []),
+    ("- **目标：** 约 20 分钟\n- **目标**：约 20 分钟", []),
+    ("- **目标：**约 20 分钟", [("bold not rendered", "**目标：**约 20 分钟")]),
+    ("** 粗体**", [("bold not rendered", "** 粗体**")]),
+    ("这是结论。**没有哪个词表能同时复现两个数字。**会不会不同？", [("bold not rendered", "这是结论。**没有哪个词表能同时复现两")]),
+    ("重新算*整个前缀*，或 _全部_，但 *prefix* 可以", [("italics", "*整个前缀*"), ("italics", "*全部*")]),
+    ("约 5 %，约 5％，约 $2\\%$，而 5% 与 $5\\%$ 的区间 $[0, 5\\%]$", [("percent", "5 %"), ("percent", "5％"),
+                                                               ("percent", "$2\\%$"), ("percent", "$5\\%$")]),
+    ("提高了 {glue:text}`gain:.1f` %，即 {glue:text}`gain:.1f`%", [("percent", "{role} %")]),
+    # the gloss after a paper quote
+    ("> Attention is all you need.\n\n大意：注意力就够了。", []),
+    ("> Attention is all you need.\n\n（大意：注意力就够了。）", [("gloss", "Attention is all you need.")]),
+    ("> Attention is all you need.", [("gloss", "Attention is all you need.")]),
+    ("> 这是一段中文引文。\n\n正文。", []),
+    (":::{dropdown} 深入\n> Attention.\n\n大意：注意力。\n:::\n\n```python\nx = \"中文\"  # 束大小\n```", []),
+    ("::::{tab-set}\n:::{tab-item} NumPy\n> Attention.\n:::\n::::\n\n大意：注意力。", [("gloss", "Attention.")]),
+    (":::{dropdown} 深入 **粗体** 中\n:open:\n> Attention.\n\n正文 5 %\n:::", [
+        ("bold spacing", "深入 **粗体"), ("bold spacing", "粗体** 中"), ("gloss", "Attention."), ("percent", "5 %")]),
+])
+def test_rule_examples(markdown, expected):
+    assert sorted(rules_of(markdown)) == sorted(expected)
+
+
+def test_a_gloss_may_open_the_next_markdown_cell_and_the_lines_are_the_cells(tmp_path):
+    def page(*cells):
+        nb = {"cells": [{"cell_type": t, "id": f"c{i}", "metadata": {}, "source": s, "outputs": []}
+                        for i, (t, s) in enumerate(cells)], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+        (tmp_path / "p.ipynb").write_text(json.dumps(nb), encoding="utf8")
+        return [(c, f.rule, f.line) for c, f in page_findings(tmp_path / "p.ipynb", load_variants())]
+
+    assert page(("markdown", "# 题\n\n> Quote."), ("markdown", "大意：引文。")) == []
+    assert page(("markdown", "> Quote."), ("code", "x = 1"), ("markdown", "大意：引文。")) == [("c0", "gloss", 1)]
+    assert sorted(page(("markdown", "正文。\n\n第二段，\n束大小 5 %。"))) == [("c0", "percent", 4), ("c0", "variant", 4)]
+
+
+def test_every_avoid_entry_of_the_terminology_parses():
+    variants = load_variants(titles={"位置编码"})
+    assert len(variants) >= 30
+    for v in variants:
+        assert v.pattern.search(v.phrase.replace("<Name>", "Vaswani").replace("<chapter title>", "位置编码")), v
+        assert not v.pattern.search(v.preferred) or v.exceptions, f"{v.phrase} matches the preferred {v.preferred}"
+
+
+def counts(root: Path) -> Counter:
+    variants = load_variants(titles=chapter_titles(root) | chapter_titles())
+    total = Counter()
+    for path in zh_pages(root):
+        for _, f in page_findings(path, variants):
+            total[f.rule] += 1
+            if f.rule == "variant":
+                total[f"  {f.key}"] += 1
+    return total
+
+
+if __name__ == "__main__":
+    if "--counts" not in sys.argv:
+        sys.exit("usage: python tests/test_zh_style.py --counts [--root DIR]")
+    root = Path(sys.argv[sys.argv.index("--root") + 1]) if "--root" in sys.argv else ROOT
+    if not (root / "_toc.zh.yml").is_file():
+        print(f"--root {root}: no _toc.zh.yml there; give a checkout of the book", file=sys.stderr)
+        sys.exit(2)
+    c = counts(root)
+    for rule in RULES:
+        print(f"{rule:20} {c[rule]}")
+        if rule == "variant":  # every variant of terminology.csv, those at 0 too
+            for phrase in dict.fromkeys(v.phrase for v in load_variants()):
+                print(f"  {phrase:30} {c['  ' + phrase]}")
