@@ -194,7 +194,7 @@ def inline_findings(children, variants, quoted: bool) -> list[tuple[int, Finding
         if c.type == "text" and "**" in c.content:
             k = c.content.index("**")
             at(pos + k, "bold not rendered", c.content[max(0, k - 12):k + 14].strip(),
-               "no space just inside **; punctuation inside ** needs a space or another character outside it")
+               "no space just inside **; punctuation just inside ** next to a letter outside: move it out (**标题**。)")
         if c.type == "math_inline" and re.fullmatch(r"\s*[\d.,]+\s*\\%\s*", c.content):
             at(pos, "percent", f"${c.content}$", "a percentage is text, not math: write 2%")
         if c.type == "strong_open" and before is not None and after is not None and before.type == "text" \
@@ -301,6 +301,7 @@ def rules_of(markdown: str) -> list[tuple[str, str]]:
     ("- **目标：** 约 20 分钟\n- **目标**：约 20 分钟", []),
     ("- **目标：**约 20 分钟", [("bold not rendered", "**目标：**约 20 分钟")]),
     ("** 粗体**", [("bold not rendered", "** 粗体**")]),
+    ("- **每一处都能运行。**每章都是\n- **每一处都能运行**。每章都是", [("bold not rendered", "**每一处都能运行。**每章")]),
     ("这是结论。**没有哪个词表能同时复现两个数字。**会不会不同？", [("bold not rendered", "这是结论。**没有哪个词表能同时复现两")]),
     ("重新算*整个前缀*，或 _全部_，但 *prefix* 可以", [("italics", "*整个前缀*"), ("italics", "*全部*")]),
     ("约 5 %，约 5％，约 $2\\%$，而 5% 与 $5\\%$ 的区间 $[0, 5\\%]$", [("percent", "5 %"), ("percent", "5％"),
