@@ -33,6 +33,7 @@ checkout or an export of an older commit; terminology.csv is always this checkou
 """
 
 import csv
+import functools
 import json
 import re
 import sys
@@ -53,7 +54,10 @@ CJK_PUNCT = r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\
 SPACE = " \u00a0"
 CODE = "\ue000"  # stands in for code and math: not prose, not Han
 ROLE = "\ue001"  # stands in for a role, which may paste a number ({glue:text}`bleu` %)
-NAME = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"  # a surname: Vaswani, Ba (not NumPy, GPU)
+# A surname (Vaswani, Ba; not NumPy, GPU), less the capitalised words that are no one's name
+# and that prose may list with 等 ("Transformer 等架构").
+NOT_NAMES = ("Transformer", "Adam", "Python", "Google", "Dropout", "Colab", "Binder", "Jupyter", "Linux")
+NAME = rf"(?<![A-Za-z])(?!(?:{'|'.join(NOT_NAMES)})\b)[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
 # Directives whose body is not markdown prose.
 NOT_PROSE = {"code-cell", "code-block", "code", "sourcecode", "literalinclude", "math", "csv-table",
              "raw", "eval-rst", "include", "toctree", "tableofcontents", "bibliography", "mermaid",
@@ -230,9 +234,14 @@ def starts_with_gloss(tokens) -> bool:
     return len(tokens) > 1 and tokens[0].type == "paragraph_open" and tokens[1].content.startswith("大意：")
 
 
+@functools.cache
+def book_variants() -> list[Variant]:
+    return load_variants(titles=chapter_titles())
+
+
 def page_findings(path: Path, variants=None) -> list[tuple[str, Finding]]:
     """(cell id, finding) for every fault of a Chinese page."""
-    return cell_findings(markdown_cells(path), load_variants(titles=chapter_titles()) if variants is None else variants)
+    return cell_findings(markdown_cells(path), book_variants() if variants is None else variants)
 
 
 def cell_findings(cells, variants) -> list[tuple[str, Finding]]:
@@ -248,7 +257,7 @@ def cell_findings(cells, variants) -> list[tuple[str, Finding]]:
                 if t.type == "inline":
                     for line, f in inline_findings(t.children or [], variants, depth > 0):
                         found.append((cell_id, f._replace(line=offset + t.map[0] + line + 1)))
-                if t.type == "blockquote_open":
+                if t.type == "blockquote_open" and depth == 1:  # a quote, not a quote inside one
                     missing = gloss_missing(tokens, i)
                     if missing is None:  # the quote ends its cell (look at the next) or its directive
                         nxt = cells[k + 1][1] if top and k + 1 < len(cells) else None
@@ -290,6 +299,7 @@ def rules_of(markdown: str) -> list[tuple[str, str]]:
     ("束大小为 4，批大小为 32。", [("variant", "束大小"), ("variant", "批大小")]),
     ("base 模型与base模型", [("variant", "base 模型"), ("variant", "base模型")]),
     ("Vaswani 等（2017）与 Vinyals 等人（2015）", [("variant", "Vaswani 等")]),
+    ("Transformer 等架构，NumPy、PyTorch 等库，GPU 等硬件", []),
     ("见《位置编码》一章；《动手学深度学习》", [("variant", "《位置编码》")]),
     ("教师强制（teacher forcing）之后只说 teacher forcing", [("variant", "teacher forcing")]),
     ("`束大小`、$束大小$ 与 [束宽](beam_size.ipynb)", []),
