@@ -6,7 +6,7 @@ import torch
 
 from aiayn.experiments import table1
 from aiayn.experiments.record import read_results
-from aiayn.lab.complexity import Layer, count_flops, macs, peak_bytes
+from aiayn.lab.complexity import KINDS, Layer, count_flops, macs, peak_bytes
 from aiayn.lab.path_length import layers_to_connect
 
 
@@ -18,12 +18,26 @@ def test_a_small_run_writes_every_field(tmp_path, monkeypatch):
     record = read_results(out)
     values = record["values"]
     assert (values["d"], values["k"], values["r"], values["heads"]) == (16, 3, 5, 2)
-    assert len(values["complexity"]) == 2 * 6 and len(values["path_lengths"]) == len(table1.PATH_SETTINGS)
+    assert len(values["complexity"]) == 2 * len(KINDS) and len(values["path_lengths"]) == len(table1.PATH_SETTINGS)
     for row in values["complexity"]:
-        assert row["flops_counted"] == 2 * row["macs"] and row["runs"] == 2
+        assert row["flops_counted"] == 2 * row["macs"] and row["runs"] == len(row["cpu_s"]) == 2
         assert 0 < row["min_s"] <= row["median_s"] and row["peak_bytes"] > 0
+        assert row["cpu_min_s"] <= row["cpu_q1_s"] <= row["cpu_median_s"] <= row["cpu_q3_s"] <= row["cpu_max_s"]
+    assert values["products"]["n"] == 8 and values["products"]["matrix_vector"]["macs"] == 16 * 16
+    assert len(values["products"]["matrix_matrix"]["seconds"]) == 2
     assert values["resident_growth_bytes"]["n"] == 8
-    assert "load_average" in values and record["threads"] >= 1
+    assert set(values["load_average"]) == {"before", "after"} and record["threads"] >= 1
+    assert values["processor"]["capability"]
+
+
+def test_bad_settings_exit_with_one_line(tmp_path, capsys):
+    for argv in (["--rounds", "0"], ["--cpu", "100000"]):
+        with pytest.raises(SystemExit) as stop:
+            table1.main([*argv, "--out", str(tmp_path / "t1.json")])
+        assert stop.value.code == 2
+        message = capsys.readouterr().err.strip()
+        assert message.startswith("table1: ") and "\n" not in message and "Traceback" not in message
+    assert not (tmp_path / "t1.json").exists()
 
 
 def test_resident_memory_growth_agrees_with_the_live_tensor_count():

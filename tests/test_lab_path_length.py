@@ -10,7 +10,7 @@ import torch
 
 from aiayn.lab.complexity import Layer
 from aiayn.lab.path_length import (dependency_pattern, graph_depth, layer_stack, layers_to_connect,
-                                   recurrent_sweep)
+                                   recurrent_sweep, table1_path_length)
 from aiayn.lab.rnn_vs_attention import ElmanRNN, max_path_length
 
 LENGTHS = [2, 5, 16, 33, 64]
@@ -25,6 +25,16 @@ def expected(kind: str, n: int, width: int | None) -> int:
     if kind == "dilated":  # causal taps 0, k^l, .., (k-1) k^l: k^L positions after L layers
         return max(1, math.ceil(math.log(n) / math.log(width) - 1e-12))
     return math.ceil((n - 1) / ((width - 1) // 2)) if n > 1 else 1
+
+
+@pytest.mark.parametrize("kind, width", [("self_attention", None), ("recurrent", None), ("convolution", 3),
+                                         ("convolution", 9), ("dilated", 2), ("dilated", 3),
+                                         ("restricted", 5), ("restricted", 33)])
+def test_table1_path_length_is_the_receptive_field_arithmetic(kind, width):
+    # integer arithmetic in the library, floating point here: exact powers (n = 9, 27, 81 with
+    # k = 3; n = 2^j with k = 2) are where a rounding error would show
+    assert [table1_path_length(kind, n, width) for n in range(1, 600)] == [
+        expected(kind, n, width) for n in range(1, 600)]
 
 
 @pytest.mark.parametrize("n", LENGTHS)
@@ -90,9 +100,10 @@ def depth(kind: str, n: int) -> int:
     return graph_depth(Layer(kind, 8, heads=2)(torch.randn(1, n, 8, requires_grad=True)))
 
 
-def test_only_the_recurrent_graph_deepens_with_n():
-    step = depth("recurrent", 32) - depth("recurrent", 16)  # 16 more steps
-    assert step > 0 and depth("recurrent", 64) - depth("recurrent", 32) == 2 * step  # 32 more
+@pytest.mark.parametrize("recurrent", ["recurrent", "torch_rnn"])  # the loop in Python or in C++
+def test_only_the_recurrent_graph_deepens_with_n(recurrent):
+    step = depth(recurrent, 32) - depth(recurrent, 16)  # 16 more steps
+    assert step > 0 and depth(recurrent, 64) - depth(recurrent, 32) == 2 * step  # 32 more
     for kind in ("self_attention", "attention_alone", "convolution", "separable", "restricted"):
         assert depth(kind, 70) == depth(kind, 20), kind
 

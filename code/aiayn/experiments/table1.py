@@ -1,22 +1,26 @@
 """Table 1 of the paper, measured: the chapter "Why self-attention" reads the file this writes.
 
-    python -m aiayn.experiments.table1                       # writes results/table1/cpu.json
-    python -m aiayn.experiments.table1 --lengths 16 64 --rounds 2 --out /tmp/t1.json   # a quick run
+    python -m aiayn.experiments.table1 --cpu 1               # writes results/table1/cpu.json
+    python -m aiayn.experiments.table1 --lengths 16 64 --rounds 2 --path-lengths 8 --out /tmp/t1.json
 
-For every layer type (aiayn.lab.complexity.KINDS) and sequence length n, at width d:
+For every layer type (aiayn.lab.complexity.KINDS: the two recurrent ones are the course's Elman
+RNN, a Python loop, and torch.nn.RNN, the same layer looping in C++) and sequence length n:
   - multiply-adds by formula, and FLOPs counted by torch.utils.flop_counter;
   - peak bytes of live tensors (aiayn.lab.complexity.peak_bytes), and at the largest n, as a
     cross-check, the growth of the process's resident memory (Linux VmHWM, reset before the
     run) in a fresh Python process per layer type;
-  - time, one sentence (B = 1), forward pass, one thread: median and minimum over interleaved
-    rounds, of the wall clock and of the process's CPU clock (which leaves out the time spent
-    waiting for a core when other jobs share the machine).
+  - CPU time of one forward pass on one sentence (B = 1), one thread, every round's time and
+    its spread (min, quartiles, max), all layers interleaved round by round
+    (aiayn.lab.layer_timing.time_layers); the wall clock's median and minimum beside it;
+  - at the largest n, CPU seconds of one matrix-vector and one matrix-matrix product of the
+    width d (aiayn.lab.layer_timing.product_seconds): the rate of a recurrent step's sequential
+    half, h_{t-1} U, against the rate of the products that run on all positions at once.
 And for every layer type of Table 1's last column, the number of stacked layers after which the
 last position depends on the first (aiayn.lab.path_length.layers_to_connect).
 
-The machine is named in the file, with its load average before and after. On a shared machine
-wall times grow with the other processes' load; CPU times much less. The minimum over rounds is
-the least disturbed, the median the typical.
+Run it on a quiet machine: nothing else running. The file records the machine, the CPU the
+process was pinned to (--cpu), and the load average before and after. The default settings take
+about two minutes of CPU time.
 """
 
 import argparse
@@ -28,7 +32,8 @@ import sys
 
 import torch
 
-from ..lab.complexity import KINDS, Layer, count_flops, macs, peak_bytes, table1_term, time_layers
+from ..lab.complexity import KINDS, Layer, count_flops, macs, peak_bytes, table1_term
+from ..lab.layer_timing import product_seconds, time_layers
 from ..lab.path_length import layers_to_connect
 from .record import REPOSITORY, Recorder
 
@@ -38,9 +43,23 @@ PATH_SETTINGS = [("self_attention", None), ("recurrent", None), ("convolution", 
                  ("dilated", 3), ("restricted", 9), ("restricted", 33)]
 
 
+def lengths(values: dict) -> list[int]:
+    """The sequence lengths of a results file's "complexity" rows, ascending."""
+    return sorted({row["n"] for row in values["complexity"]})
+
+
+def series(values: dict, kind: str, field: str) -> list:
+    """One field of one layer type, ordered by n: ``series(v, "recurrent", "cpu_min_s")``."""
+    rows = sorted((row for row in values["complexity"] if row["kind"] == kind), key=lambda row: row["n"])
+    if not rows:
+        raise ValueError(f"kind {kind!r} is not in the results file")
+    return [row[field] for row in rows]
+
+
 def complexity_rows(lengths, d: int, k: int, r: int, heads: int, rounds: int, seed: int = 0,
                     log=print) -> list[dict]:
-    """One row per (n, kind): MACs (formula), FLOPs (counted), Table 1's term, peak bytes, times."""
+    """One row per (n, kind): MACs (formula), FLOPs (counted), Table 1's term, peak bytes, and
+    the CPU times of the rounds with their spread."""
     rows = []
     for n in lengths:
         torch.manual_seed(seed)
@@ -52,7 +71,7 @@ def complexity_rows(lengths, d: int, k: int, r: int, heads: int, rounds: int, se
                          "flops_counted": count_flops(layer, x),
                          "table1_term": table1_term(kind, n, d, k, r),
                          "peak_bytes": peak_bytes(lambda: layer(x)), **times[kind]})
-        log(f"n = {n:5d}: " + ", ".join(f"{kind} {times[kind]['cpu_median_s'] * 1e3:.1f} ms"
+        log(f"n = {n:5d}: " + ", ".join(f"{kind} {times[kind]['cpu_min_s'] * 1e3:.1f} ms"
                                         for kind in KINDS))
     return rows
 
@@ -95,6 +114,13 @@ def path_rows(lengths, log=print) -> list[dict]:
     return rows
 
 
+def processor() -> dict:
+    """What the timings depend on beyond the machine's name: the vector instructions PyTorch's
+    kernels use, and the CPUs this process may run on."""
+    affinity = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    return {"capability": torch.backends.cpu.get_cpu_capability(), "affinity": affinity}
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lengths", type=int, nargs="+",
@@ -103,12 +129,23 @@ def main(argv=None) -> None:
     parser.add_argument("--k", type=int, default=3, help="kernel width of the convolutions")
     parser.add_argument("--r", type=int, default=33, help="neighbourhood of restricted attention")
     parser.add_argument("--heads", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--path-lengths", type=int, nargs="+",
                         default=[8, 16, 32, 64, 128, 256, 512])
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--cpu", type=int, default=None,
+                        help="pin the process to this CPU (Linux), away from interrupts and other jobs")
     parser.add_argument("--out", default=str(DEFAULT_OUT))
     args = parser.parse_args(argv)
+    for name in ("d", "k", "r", "heads", "rounds", "threads"):
+        if getattr(args, name) < 1:
+            parser.exit(2, f"table1: --{name} must be at least 1, got {getattr(args, name)}\n")
+    if args.cpu is not None:
+        try:
+            os.sched_setaffinity(0, {args.cpu})
+        except (AttributeError, OSError, ValueError) as error:
+            parser.exit(2, f"table1: cannot pin to CPU {args.cpu} ({error}); "
+                           f"choose one of {sorted(os.sched_getaffinity(0))} or leave out --cpu\n")
     torch.set_num_threads(args.threads)
 
     load_before = os.getloadavg()
@@ -116,16 +153,21 @@ def main(argv=None) -> None:
         paths = path_rows(args.path_lengths)  # quick: first, so that an error costs little
         rows = complexity_rows(args.lengths, args.d, args.k, args.r, args.heads, args.rounds)
         n_max = max(args.lengths)
+        products = product_seconds(args.d, n_max, rounds=args.rounds)
+        print(f"at n = {n_max}: one matrix-vector product {products['matrix_vector']['min'] * 1e6:.1f} us, "
+              f"one matrix-matrix product {products['matrix_matrix']['min'] * 1e3:.2f} ms (min)")
         resident = {kind: resident_growth(kind, n_max, args.d, args.k, args.r, args.heads)
                     for kind in KINDS}
         print(f"resident memory growth at n = {n_max}:", json.dumps(resident))
     record = recorder.write(args.out, {
         "d": args.d, "k": args.k, "r": args.r, "heads": args.heads, "batch_size": 1,
-        "rounds": args.rounds, "complexity": rows,
-        # other processes share the machine: its load average (1, 5, 15 min) before and after
+        "rounds": args.rounds, "processor": processor(), "complexity": rows,
+        "products": {"n": n_max, **products},
+        # a quiet machine has a load average near 1 (this process) before and after
         "load_average": {"before": load_before, "after": os.getloadavg()},
         "resident_growth_bytes": {"n": n_max, **resident}, "path_lengths": paths})
-    print(f"wrote {args.out} ({record['seconds']} s on {record['machine']})")
+    print(f"wrote {args.out} ({record['seconds']} s, {record['cpu_seconds']} s of CPU, "
+          f"on {record['machine']})")
 
 
 if __name__ == "__main__":

@@ -6,16 +6,11 @@ For each layer type, on one sequence of n positions of width d:
     table1_term(kind, ...)  Table 1's expression: n^2 d, n d^2, k n d^2, r n d (and k n d + n d^2)
     count_flops(layer, x)   the same arithmetic as torch.utils.flop_counter counts it (2 per MAC)
     peak_bytes(fn)          the most bytes of tensors alive at once while fn() runs
-    time_layers(...)        wall and CPU time, all layer types interleaved round by round
-    crossover(ns, a, b)     the n at which measurement a overtakes measurement b
 
 Only matrix products are counted (softmax, tanh, biases are O(n d) or O(h n^2) and left out,
-as the FLOP counter leaves them out).
+as the FLOP counter leaves them out). Time is measured by aiayn.lab.layer_timing.
 """
 
-import math
-import statistics
-import time
 import weakref
 
 import torch
@@ -29,7 +24,15 @@ from ..pt.attention import MultiHeadAttention, scaled_dot_product_attention
 from .layer_types_pt import Convolution, RestrictedSelfAttention, SeparableConvolution
 from .rnn_vs_attention import ElmanRNN
 
-KINDS = ("self_attention", "attention_alone", "recurrent", "convolution", "separable", "restricted")
+# "recurrent" is the course's Elman RNN, a Python loop over time; "torch_rnn" the same layer as
+# torch.nn.RNN, whose loop runs in C++: what the loop costs, beside what the recurrence costs.
+KINDS = ("self_attention", "attention_alone", "recurrent", "torch_rnn", "convolution", "separable",
+         "restricted")
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
 
 
 class AttentionAlone(nn.Module):
@@ -46,12 +49,12 @@ class Layer(nn.Module):
 
     def __init__(self, kind: str, d: int, k: int = 3, r: int = 33, heads: int = 8):
         super().__init__()
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        _check_kind(kind)
         self.kind = kind
         self.inner = {"self_attention": lambda: MultiHeadAttention(d, heads),
                       "attention_alone": AttentionAlone,
                       "recurrent": lambda: ElmanRNN(d, d),
+                      "torch_rnn": lambda: nn.RNN(d, d, batch_first=True),
                       "convolution": lambda: Convolution(d, d, k),
                       "separable": lambda: SeparableConvolution(d, d, k),
                       "restricted": lambda: RestrictedSelfAttention(d, heads, r)}[kind]()
@@ -63,6 +66,7 @@ class Layer(nn.Module):
 
 def macs(kind: str, n: int, d: int, k: int = 3, r: int = 33) -> dict:
     """Multiply-adds of one layer on one sequence, by step; 'total' is their sum."""
+    _check_kind(kind)
     check_positive("n", n)
     check_positive("d", d)
     c = max((r - 1) // 2, 1)  # restricted attention scores blocks of c queries against c + r - 1 keys
@@ -71,6 +75,7 @@ def macs(kind: str, n: int, d: int, k: int = 3, r: int = 33) -> dict:
         "self_attention": {"projections": 4 * n * d * d, "attention": 2 * n * n * d},
         "attention_alone": {"attention": 2 * n * n * d},  # Q K^T and weights V, Q = K = V = X
         "recurrent": {"input": n * d * d, "recurrence": n * d * d},  # x_t W and h_{t-1} U
+        "torch_rnn": {"input": n * d * d, "recurrence": n * d * d},
         "convolution": {"convolution": k * n * d * d},
         "separable": {"depthwise": k * n * d, "pointwise": n * d * d},
         "restricted": {"projections": 4 * n * d * d, "attention": 2 * n_blocks * (c + r - 1) * d},
@@ -80,7 +85,9 @@ def macs(kind: str, n: int, d: int, k: int = 3, r: int = 33) -> dict:
 
 def table1_term(kind: str, n: int, d: int, k: int = 3, r: int = 33) -> int:
     """Table 1's complexity per layer, the expression inside the O(...), evaluated."""
+    _check_kind(kind)
     return {"self_attention": n * n * d, "attention_alone": n * n * d, "recurrent": n * d * d,
+            "torch_rnn": n * d * d,
             "convolution": k * n * d * d, "separable": k * n * d + n * d * d,  # §4's O(k n d + n d^2)
             "restricted": r * n * d}[kind]
 
@@ -135,50 +142,5 @@ def peak_bytes(fn) -> int:
     return tracker.peak
 
 
-def time_layers(layers: dict, x: torch.Tensor, rounds: int = 5, budget_s: float | None = None,
-                warmup: int = 1) -> dict:
-    """Times of ``layer(x)`` for every layer in ``layers`` (name -> module), in interleaved
-    rounds: each layer once per round, the starting one rotating, so that load from other
-    processes hits all of them alike. ``budget_s`` stops starting new rounds once spent (the
-    first round always runs). Returns name -> {"median_s", "min_s", "cpu_median_s",
-    "cpu_min_s", "runs"}: wall time, and CPU time of this process, which on a machine shared
-    with other jobs leaves out the time spent waiting for a core (with one thread, it is
-    the time the layer computed)."""
-    check_positive("rounds", rounds)
-    names = list(layers)
-    wall, cpu = {name: [] for name in names}, {name: [] for name in names}
-    with torch.no_grad():
-        for name in names:
-            for _ in range(warmup):
-                layers[name](x)
-        start_all = time.perf_counter()
-        for i in range(rounds):
-            if i and budget_s is not None and time.perf_counter() - start_all >= budget_s:
-                break
-            for name in names[i % len(names):] + names[:i % len(names)]:
-                start, start_cpu = time.perf_counter(), time.process_time()
-                layers[name](x)
-                cpu[name].append(time.process_time() - start_cpu)
-                wall[name].append(time.perf_counter() - start)
-    return {name: {"median_s": statistics.median(wall[name]), "min_s": min(wall[name]),
-                   "cpu_median_s": statistics.median(cpu[name]), "cpu_min_s": min(cpu[name]),
-                   "runs": len(wall[name])} for name in names}
-
-
-def crossover(lengths, a, b) -> float | None:
-    """The length n at which ``a`` (say, one layer's times) overtakes ``b``: the first pair of
-    neighbouring lengths with a < b at the first and a >= b at the second, interpolated there
-    linearly in log n and log(a / b). None when a never rises from below b to above it."""
-    if not len(lengths) == len(a) == len(b):
-        raise ValueError(f"lengths, a and b must have the same length, got {len(lengths)}, "
-                         f"{len(a)}, {len(b)}")
-    log_ratio = [math.log(x / y) for x, y in zip(a, b)]
-    for i in range(len(lengths) - 1):
-        if log_ratio[i] < 0 <= log_ratio[i + 1]:
-            f = -log_ratio[i] / (log_ratio[i + 1] - log_ratio[i])
-            return math.exp(math.log(lengths[i]) + f * (math.log(lengths[i + 1]) - math.log(lengths[i])))
-    return None
-
-
-__all__ = ["KINDS", "AttentionAlone", "Layer", "LiveTensorBytes", "count_flops", "crossover", "macs",
-           "peak_bytes", "table1_term", "time_layers"]
+__all__ = ["KINDS", "AttentionAlone", "Layer", "LiveTensorBytes", "count_flops", "macs", "peak_bytes",
+           "table1_term"]

@@ -4,6 +4,7 @@
                                  depends on the first input position: how many it took
     dependency_pattern(...)      which input positions each output position depends on
                                  (the Jacobian's non-zero pattern, positions x positions)
+    table1_path_length(kind, n)  what Table 1's last column says, made exact for these layers
     graph_depth(output)          the longest chain of operations autograd recorded from an
                                  input to ``output``: operations that must run one after another
 
@@ -134,6 +135,24 @@ def dependency_pattern(kind: str, n: int, layers: int, width: int | None = None,
     return (jacobian[0, :, :, 0] != 0).any(dim=-1).any(dim=1)  # any feature to any feature
 
 
+def table1_path_length(kind: str, n: int, width: int | None = None) -> int:
+    """Table 1's last column made exact for these layers: one contiguous kernel or window reaches
+    (width - 1) / 2 positions further per layer, L dilated layers reach width^L positions, the
+    recurrence one position per step, self-attention every position at once. At least one
+    layer: with n = 1 the output still needs one layer to depend on its input."""
+    _check(kind, n, width)
+    if kind == "self_attention" or n == 1:
+        return 1
+    if kind == "recurrent":
+        return n
+    if kind == "dilated":
+        layers = 0
+        while width ** layers < n:  # integers: no rounding error at exact powers
+            layers += 1
+        return layers
+    return -(-(n - 1) // ((width - 1) // 2))
+
+
 def graph_depth(output: torch.Tensor) -> int:
     """The number of operations on the longest chain autograd recorded from a leaf to
     ``output``: each needs the result of the one before, so no hardware can run them at once."""
@@ -155,4 +174,4 @@ def graph_depth(output: torch.Tensor) -> int:
 
 
 __all__ = ["PATH_KINDS", "dependency_pattern", "graph_depth", "layer_stack", "layers_to_connect",
-           "recurrent_sweep"]
+           "recurrent_sweep", "table1_path_length"]
