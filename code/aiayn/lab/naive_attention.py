@@ -2,9 +2,9 @@
 
 ``multi_head_attention_loop`` follows the paper's formula literally: one Python iteration
 per head, each with its own projection matrices W_i^Q, W_i^K, W_i^V. This is how most
-tutorials write it (the course's source material included). ``multi_head_attention_views``
-batches the heads into one matmul but feeds NumPy strided views, to show that contiguity,
-not the loop, decides NumPy's speed. Both take the weights of an
+tutorials write it. ``multi_head_attention_views`` batches the heads into one matmul but
+feeds NumPy strided views, to measure whether the contiguous copy in ``split_heads`` matters
+(``aiayn.lab.head_loop_timing`` times all three). Both take the weights of an
 ``aiayn.np.attention.MultiHeadAttention`` and must give exactly its result.
 """
 

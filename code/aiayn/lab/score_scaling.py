@@ -101,7 +101,7 @@ def sweep(d_ks, seeds, n_rows: int = 1000, n_keys: int = 10) -> dict:
 
 def spread(values) -> tuple[float, float, float]:
     """(mean, min, max) of a statistic over seeds. The sum is math.fsum's, correctly rounded:
-    the chapter glues these means at full precision, and the built-in sum() rounds differently
-    from Python 3.12 on (it compensates), which moved the last digit."""
+    the built-in sum() rounds differently from Python 3.12 on (it compensates), which would
+    move the last digit of what the chapter prints and asserts."""
     values = list(values)
     return math.fsum(values) / len(values), min(values), max(values)
