@@ -2,17 +2,20 @@
 
     summaries = summarize(load_results())            # one Summary per variant that has runs
     print(table(summaries))                          # every variant, ours beside the paper's
-    print(verdict_table(summaries))                  # differences from the base and verdicts
+    print(verdict_table(summaries))                  # differences from the base, intervals, verdicts
 
 Every number comes from the committed files that ``python -m aiayn.experiments.table3`` wrote
 (results/table3/<variant>_seed<k>.json); nothing here trains. A variant without files is
 listed as pending, with 0 seeds.
 
-The yardstick for "did this change matter" is the seed spread. With n seeds per variant and
-sample standard deviations s, the standard error of a difference of two means is
-sqrt(s_variant^2 / n_variant + s_base^2 / n_base); a difference larger than ``NOISE_SE``
-standard errors is called real, anything smaller "within noise". A spread needs seeds: no
-verdict is given unless the variant and the base both have ``MIN_SEEDS`` of them.
+The verdicts (``aiayn.stats``): seed k of every variant sees the base's batches in the base's order
+(the order depends on the seed alone), and rows A and D also start from the base's weights, so
+each variant is compared with the base seed by seed, a paired t-test (Welch's, with Hsu's df,
+if the seeds ever differ). Holm's correction runs over each metric's family: every judged row's
+BLEU, and every judged row's perplexity. Where the paper saw no difference, an equivalence test
+(TOST) with the margins of ``MARGINS`` may say "no difference"; otherwise a difference that
+passes no test is "inconclusive". A spread needs seeds: no verdict with fewer than
+``MIN_SEEDS`` on either side.
 """
 
 from __future__ import annotations
@@ -23,16 +26,18 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import stats
 from ..experiments.record import read_results
 from ..experiments.table3 import BY_NAME, RESULTS_DIR, VARIANTS, Variant
 
 MIN_SEEDS = 3           # fewer seeds on either side: "pending", never a verdict
-NOISE_SE = 2.0          # a difference of more than 2 standard errors counts
 # The paper's differences that it calls no difference ("nearly identical", §6.2): BLEU within
 # 0.1 of the base's 25.8, perplexity within 1% of its 4.92.
 PAPER_SAME = {"bleu": 0.1, "log_ppl": 0.01}
-VERDICTS_ZH = {"reproduces": "复现", "within noise": "在噪声之内",
-               "reverses at this scale": "在此规模下反转", "differs at this scale": "在此规模下出现差异"}
+# Equivalence margins, fixed by the paper's scale rather than by our results: Table 3 discusses
+# effects from about 1 BLEU (one head: -0.9) and perplexity changes from a few per cent up, so
+# "no difference" here means less than 1 BLEU, and a perplexity ratio within 1/1.05 .. 1.05.
+MARGINS = {"bleu": (1.0, "±1.0 BLEU"), "log_ppl": (math.log(1.05), "±5%")}
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,11 @@ class Stat:
     @property
     def sd(self) -> float:
         return statistics.stdev(self.values) if self.n > 1 else 0.0
+
+    @property
+    def half_interval(self) -> float:
+        """Half the width of the mean's 95 % t interval (t with n - 1 df); 0 for one seed."""
+        return float(stats.student.ppf(0.975, self.n - 1)) * self.sd / math.sqrt(self.n) if self.n > 1 else 0.0
 
 
 @dataclass(frozen=True)
@@ -114,10 +124,13 @@ def summarize(records: list[dict]) -> list[Summary]:
     return summaries
 
 
-def difference(summary: Summary, base: Summary, metric: str) -> tuple[float, float]:
-    """(variant mean - base mean, standard error of that difference) for "bleu" or "log_ppl"."""
-    a, b = getattr(summary, metric), getattr(base, metric)
-    return a.mean - b.mean, math.sqrt(a.sd ** 2 / a.n + b.sd ** 2 / b.n)
+def compare(summary: Summary, base: Summary, metric: str) -> stats.Comparison:
+    """Variant minus base for "bleu" or "log_ppl": paired over seeds when both ran the same
+    seeds (seed k shares the batch order), else Welch's t with Hsu's conservative df."""
+    a, b = getattr(summary, metric).values, getattr(base, metric).values
+    if summary.seeds == base.seeds:
+        return stats.paired(a, b)
+    return stats.welch(a, b, conservative=True)
 
 
 def paper_difference(variant: Variant, metric: str) -> float:
@@ -128,33 +141,48 @@ def paper_difference(variant: Variant, metric: str) -> float:
     return math.log(variant.paper[0]) - math.log(base[0])
 
 
+def judged(summaries: list[Summary]) -> list[Summary]:
+    """The variants with a verdict: ``MIN_SEEDS`` seeds or more, and so has the base."""
+    base = _by_name(summaries).get("base")
+    if base is None or base.bleu.n < MIN_SEEDS:
+        return []
+    return [s for s in summaries if s is not base and s.bleu.n >= MIN_SEEDS]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One variant's comparison with the base for one metric, its Holm-adjusted p over the
+    metric's family, and its verdict."""
+
+    comparison: stats.Comparison
+    holm_p: float
+    verdict: stats.Verdict
+
+
+def family(summaries: list[Summary], metric: str) -> dict[str, Judged]:
+    """The judged variants of one metric, one Holm family (``stats.judge_against_paper``)."""
+    rows = judged(summaries)
+    if not rows:
+        return {}
+    base = _by_name(summaries)["base"]
+    margin, label = MARGINS[metric]
+    comparisons = {s.name: compare(s, base, metric) for s in rows}
+    paper = {s.name: paper_difference(s.variant, metric) for s in rows}
+    found = stats.judge_against_paper(comparisons, paper, PAPER_SAME[metric], margin, label)
+    adjusted = stats.holm([c.p for c in comparisons.values()])
+    return {name: Judged(c, float(p), found[name]) for (name, c), p in zip(comparisons.items(), adjusted)}
+
+
+def verdicts(summaries: list[Summary], metric: str) -> dict[str, stats.Verdict]:
+    """The judged variants' verdicts for one metric."""
+    return {name: j.verdict for name, j in family(summaries, metric).items()}
+
+
 def pending(n: int, n_base: int, lang: str = "en") -> str:
     """The verdict column of a variant that lacks seeds (its own, or the base's)."""
     if lang == "zh":
         return f"待定（{n} 个种子" + (f"，基线 {n_base} 个）" if n >= MIN_SEEDS else "）")
     return f"pending ({n} seed{'s' * (n != 1)}" + (f", base {n_base})" if n >= MIN_SEEDS else ")")
-
-
-def verdict(summary: Summary | None, base: Summary | None, metric: str, lang: str = "en") -> str:
-    """Our difference from the base against the paper's, with the seed spread as yardstick:
-    "reproduces" (same direction, beyond noise; or no difference where the paper saw none),
-    "within noise" (the paper saw a difference, we cannot tell one from seed noise),
-    "reverses at this scale" (beyond noise, the other way), or "differs at this scale"
-    (a difference beyond noise where the paper saw none). With fewer than ``MIN_SEEDS`` seeds
-    of the variant or of the base (``None``: no runs): "pending (n seeds)"."""
-    n, n_base = (s.bleu.n if s else 0 for s in (summary, base))
-    if min(n, n_base) < MIN_SEEDS:
-        return pending(n, n_base, lang)
-    ours, se = difference(summary, base, metric)
-    paper = paper_difference(summary.variant, metric)
-    real = abs(ours) > NOISE_SE * se
-    if abs(paper) <= PAPER_SAME[metric] + 1e-9:
-        found = "differs at this scale" if real else "reproduces"
-    elif not real:
-        found = "within noise"
-    else:
-        found = "reproduces" if (ours > 0) == (paper > 0) else "reverses at this scale"
-    return VERDICTS_ZH[found] if lang == "zh" else found
 
 
 def change_label(variant: Variant) -> str:
@@ -183,8 +211,9 @@ def _mean_sd(stat: Stat, digits: int = 2) -> str:
 
 HEADERS_ZH = {"row": "行", "variant": "变体", "ours: change": "本书：改动", "params": "参数",
               "PPL (val)": "困惑度（验证）", "BLEU (val)": "BLEU（验证）", "paper: change": "论文：改动",
-              "PPL": "困惑度", "ΔBLEU ours": "本书 ΔBLEU", "paper": "论文", "verdict (BLEU)": "结论（BLEU）",
-              "PPL ratio ours": "本书困惑度之比", "verdict (PPL)": "结论（困惑度）"}
+              "PPL": "困惑度", "ΔBLEU ours [95% CI]": "本书 ΔBLEU [95% 区间]", "paper": "论文",
+              "verdict (BLEU)": "结论（BLEU）", "p Holm": "Holm p", "PPL ratio ours [95% CI]": "困惑度之比 [95% 区间]",
+              "verdict (PPL)": "结论（困惑度）"}
 
 
 def _row(cells: list[tuple[str, int, bool]], lang: str, header: bool = False) -> str:
@@ -212,75 +241,97 @@ def table(summaries: list[Summary], lang: str = "en") -> str:
     return "\n".join(lines)
 
 
+def _interval(c: stats.Comparison, form, digits: int, signed: bool) -> str:
+    low, high = (form(x) for x in c.interval())
+    sign = "+" if signed else ""
+    return f"{form(c.difference):{sign}.{digits}f} [{low:{sign}.{digits}f}, {high:{sign}.{digits}f}]"
+
+
 def verdict_table(summaries: list[Summary], lang: str = "en") -> str:
-    """Each variant's difference from the base, ours (± its standard error where both sides have
-    two seeds or more; "—" without a run) and the paper's, and the verdicts: BLEU in points,
-    perplexity as a ratio to the base's."""
+    """Each variant's difference from the base with its 95 % interval, ours and the paper's, the
+    Holm-adjusted p over the metric's family and the verdicts: BLEU in points, perplexity as a
+    ratio to the base's; "—" and "pending" without a verdict."""
     have = _by_name(summaries)
     base = have.get("base")
-    widths = [(13, False), (2, True), (14, True), (5, True), (22, False), (14, True), (5, True), (0, False)]
-    names = ["variant", "n", "ΔBLEU ours", "paper", "verdict (BLEU)", "PPL ratio ours", "paper", "verdict (PPL)"]
+    found = {m: family(summaries, m) for m in ("bleu", "log_ppl")}
+    widths = [(13, False), (2, True), (22, True), (6, True), (5, True), (30, False), (22, True), (6, True),
+              (6, True), (0, False)]
+    names = ["variant", "n", "ΔBLEU ours [95% CI]", "p Holm", "paper", "verdict (BLEU)", "PPL ratio ours [95% CI]",
+             "p Holm", "paper", "verdict (PPL)"]
     head = _row([(t, w, r) for t, (w, r) in zip(names, widths)], lang, header=True)
     lines = [head, "-" * (_width(head) + 4)]
     for v in VARIANTS[1:]:
         s = have.get(v.name)
+        n = s.bleu.n if s else 0
         paper_bleu, paper_ppl = (paper_difference(v, m) for m in ("bleu", "log_ppl"))
-        if s is None or base is None:
-            bleu = ppl = "—"
+        if v.name in found["bleu"]:
+            bleu, ppl = (found[m][v.name] for m in ("bleu", "log_ppl"))
+            cells = [_interval(bleu.comparison, float, 2, True), f"{bleu.holm_p:.3f}", f"{paper_bleu:+.1f}",
+                     bleu.verdict.label(lang), _interval(ppl.comparison, math.exp, 3, False), f"{ppl.holm_p:.3f}",
+                     f"{math.exp(paper_ppl):.3f}", ppl.verdict.label(lang)]
         else:
-            (d_bleu, se_bleu), (d_ppl, se_ppl) = (difference(s, base, m) for m in ("bleu", "log_ppl"))
-            spread = min(s.bleu.n, base.bleu.n) > 1
-            bleu = f"{d_bleu:+.2f}" + (f" ± {se_bleu:.2f}" if spread else "")
-            ppl = f"{math.exp(d_ppl):.3f}" + (f" ± {se_ppl:.3f}" if spread else "")
-        texts = [v.name, str(s.bleu.n if s else 0), bleu, f"{paper_bleu:+.1f}", verdict(s, base, "bleu", lang),
-                 ppl, f"{math.exp(paper_ppl):.3f}", verdict(s, base, "log_ppl", lang)]
-        lines.append(_row([(t, w, r) for t, (w, r) in zip(texts, widths)], lang))
+            wait = pending(n, base.bleu.n if base else 0, lang)
+            cells = ["—", "—", f"{paper_bleu:+.1f}", wait, "—", "—", f"{math.exp(paper_ppl):.3f}", wait]
+        lines.append(_row([(t, w, r) for t, (w, r) in zip([v.name, str(n), *cells], widths)], lang))
     return "\n".join(lines)
 
 
 def plot_variations(summaries: list[Summary], axes, tr=lambda en, zh: en) -> None:
-    """Three panels (``axes``, not sharing y), the variants with runs top to bottom in the table's
-    order, each labelled with its number of seeds. Left and middle:
-    BLEU and perplexity, every seed a dot, the mean a square (± sd where there are two seeds or
-    more), the base's mean a dashed line (its ± sd shaded). Right: difference from the base in
-    BLEU, ours (± ``NOISE_SE`` standard errors; hollow while pending) and the paper's. One legend
-    below the panels: the figure needs a constrained layout."""
+    """Three panels (``axes``, not sharing x), the variants with runs top to bottom in the table's
+    order, each labelled with its number of seeds. Left: BLEU, every seed a dot, the mean a square
+    with its 95 % t interval, the base's mean a dashed line (its interval shaded). Middle and
+    right: each variant minus the base, BLEU in points and perplexity as a ratio, with the 95 %
+    interval of the comparison (``compare``) beside the paper's; a filled square where a verdict
+    passed, hollow where it is inconclusive, grey while pending. One legend below the panels: the
+    figure needs a constrained layout."""
     import numpy as np
 
     have = _by_name(summaries)
     base = have["base"]
     y = np.arange(len(summaries))[::-1]
-    for ax, metric, label in ((axes[0], "bleu", tr("BLEU, validation (beam 4)", "BLEU，验证集（束宽 4）")),
-                              (axes[1], "ppl", tr("perplexity per subword, validation", "每子词困惑度，验证集"))):
-        b = getattr(base, metric)
-        ax.axvline(b.mean, color="0.5", ls="--", lw=1)
-        if b.n > 1:
-            ax.axvspan(b.mean - b.sd, b.mean + b.sd, color="0.88", label=tr("base: mean ± sd", "基线：均值 ± 标准差"))
-        for yi, s in zip(y, summaries):
-            stat = getattr(s, metric)
-            ax.plot(stat.values, [yi] * stat.n, "o", ms=3, color="0.35", alpha=0.7)
-            ax.errorbar(stat.mean, yi, xerr=stat.sd if stat.n > 1 else None, fmt="s", ms=5, color="C0", capsize=3)
-        ax.set_xlabel(label)
-    axes[0].set_yticks(y, labels=[f"{s.name} ({s.bleu.n})" for s in summaries])
-    axes[0].set_title(tr("ours: seeds (dots), mean (square)", "本书：各种子（点）与均值（方块）"), fontsize=10)
+    left = axes[0]
+    left.axvline(base.bleu.mean, color="0.5", ls="--", lw=1)
+    if base.bleu.n > 1:
+        left.axvspan(base.bleu.mean - base.bleu.half_interval, base.bleu.mean + base.bleu.half_interval, color="0.88",
+                     label=tr("base: mean, 95% interval", "基线：均值与 95% 区间"))
+    for yi, s in zip(y, summaries):
+        left.plot(s.bleu.values, [yi] * s.bleu.n, "o", ms=3, color="0.35", alpha=0.7)
+        left.errorbar(s.bleu.mean, yi, xerr=s.bleu.half_interval if s.bleu.n > 1 else None, fmt="s", ms=5,
+                      color="C0", capsize=3)
+    left.set_xlabel(tr("BLEU, validation (beam 4)", "BLEU，验证集（束宽 4）"))
+    left.set_yticks(y, labels=[f"{s.name} ({s.bleu.n})" for s in summaries])
+    left.set_title(tr("ours: seeds (dots), mean", "本书：各种子（点）与均值"), fontsize=10)
     rest = [(yi, s) for yi, s in zip(y, summaries) if s is not base]
-    right = axes[2]
-    right.axvline(0, color="0.5", lw=1)
-    for yi, s in rest:
-        d, se = difference(s, base, "bleu")
-        judged = min(s.bleu.n, base.bleu.n) >= MIN_SEEDS
-        right.errorbar(d, yi + 0.15, xerr=NOISE_SE * se if se > 0 else None, fmt="s", ms=5, capsize=3,
-                       color="C0", mfc="C0" if judged else "white")
-    right.plot([], [], "s", color="C0", label=tr(f"ours ± {NOISE_SE:g} SE", f"本书 ± {NOISE_SE:g} 倍标准误"))
-    right.plot([], [], "s", color="C0", mfc="white", label=tr(f"ours, < {MIN_SEEDS} seeds", f"本书，种子不足 {MIN_SEEDS} 个"))
-    right.plot([paper_difference(s.variant, "bleu") for _, s in rest], [yi - 0.15 for yi, _ in rest],
-               "D", ms=4, color="C3", label=tr("paper (Table 3)", "论文（表 3）"))
-    for ax in axes[1:]:
+    panels = ((axes[1], "bleu", float, 0.0, tr("BLEU minus the base's", "BLEU 减去基线")),
+              (axes[2], "log_ppl", math.exp, 1.0, tr("perplexity / the base's", "困惑度 / 基线")))
+    for ax, metric, form, none, label in panels:
+        found = verdicts(summaries, metric)
+        ax.axvline(none, color="0.5", lw=1)
+        for yi, s in rest:
+            if min(s.bleu.n, base.bleu.n) < 2:
+                continue
+            c = compare(s, base, metric)
+            low, high = (form(x) for x in c.interval())
+            centre = form(c.difference)
+            passed = s.name in found and found[s.name].kind != "inconclusive"
+            color = "C0" if s.name in found else "0.6"
+            ax.errorbar(centre, yi + 0.15, xerr=[[centre - low], [high - centre]], fmt="s", ms=5, capsize=3,
+                        color=color, mfc=color if passed else "white")
+        ax.plot([form(paper_difference(s.variant, metric)) for _, s in rest], [yi - 0.15 for yi, _ in rest],
+                "D", ms=4, color="C3")
+        ax.set_xlabel(label)
         ax.set_yticks(y)
         ax.tick_params(labelleft=False)
-    right.set_xlabel(tr("BLEU minus the base's", "BLEU 减去基线"))
-    right.set_title(tr("difference from the base", "与基线之差"), fontsize=10)
-    handles = [h for ax in (axes[0], right) for h in ax.get_legend_handles_labels()[0]]
+
+    axes[1].set_title(tr("difference from the base", "与基线之差"), fontsize=10)
+    axes[2].set_title(tr("ratio to the base", "与基线之比"), fontsize=10)
+    right = axes[1]
+    right.plot([], [], "s", color="C0", label=tr("ours, 95% interval: a verdict", "本书，95% 区间：有结论"))
+    right.plot([], [], "s", color="C0", mfc="white", label=tr("ours: inconclusive", "本书：无定论"))
+    if any(min(s.bleu.n, base.bleu.n) < MIN_SEEDS for _, s in rest):
+        right.plot([], [], "s", color="0.6", mfc="white", label=tr(f"< {MIN_SEEDS} seeds", f"种子不足 {MIN_SEEDS} 个"))
+    right.plot([], [], "D", ms=4, color="C3", label=tr("paper (Table 3)", "论文（表 3）"))
+    handles = [h for ax in (left, right) for h in ax.get_legend_handles_labels()[0]]
     right.figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8)
     for ax in axes:
         ax.set_ylim(-0.7, len(summaries) - 0.3)
