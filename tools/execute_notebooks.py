@@ -28,6 +28,8 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
+from lab_view import collapse_hidden_cells  # tools/lab_view.py: hidden cells open collapsed in JupyterLab
+
 
 # Everything on a line up to the last carriage return that more text follows.
 OVERWRITTEN = re.compile(r".*\r(?=[^\n])")
@@ -70,11 +72,13 @@ def execute(path: Path, timeout: int, save: bool, save_failed: bool = False, dea
     except (CellExecutionError, CellTimeoutError):
         if save_failed:  # the outputs up to the failing cell, for a run that cannot be repeated at will
             coalesce_streams(nb)
+            collapse_hidden_cells(nb)
             nbformat.write(nb, path)
         raise
     seconds = time.perf_counter() - start
     if save:
         coalesce_streams(nb)
+        collapse_hidden_cells(nb)
         nbformat.write(nb, path)
     return seconds
 
@@ -82,6 +86,7 @@ def execute(path: Path, timeout: int, save: bool, save_failed: bool = False, dea
 def tidy(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     coalesce_streams(nb)
+    collapse_hidden_cells(nb)
     nbformat.write(nb, path)
 
 
