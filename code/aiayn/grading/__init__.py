@@ -23,8 +23,8 @@ from pathlib import Path
 from . import graders  # noqa: F401  (importing registers every exercise)
 from .compare import as_numpy, expect_close, expect_equal, expect_finite, expect_shape
 from .core import REGISTRY, CheckFailed, Exercise, exercise, need
-from .runner import (Result, exercise_path, exercises_dir, format_result, load_exercise_file,
-                     run_exercise)
+from .runner import (TIME_LIMIT_S, Result, exercise_path, exercises_dir, format_result,
+                     load_exercise_file, not_run, run_exercise)
 
 
 def in_book_order() -> list[Exercise]:
@@ -54,17 +54,21 @@ def grade(targets, solutions: bool = False, path=None, seed: int | None = None,
     """Grades and prints; True when every check of every selected exercise passes.
 
     ``targets``: an exercise id, a chapter, or a list of them. ``path`` grades that file
-    instead of the stub (one exercise only). One seed serves the whole run; a fixed ``seed``
+    instead of the stub (exercises of one file only: one exercise, or the from-scratch stages). One seed serves the whole run; a fixed ``seed``
     gives the same inputs and the same report every time (the notebooks use ``seed=0``).
-    ``time_limit``: seconds one check may run (default ``runner.TIME_LIMIT_S``, 30)."""
+    ``time_limit``: seconds one check may run (default ``runner.TIME_LIMIT_S``, 30). After a
+    check that timed out, the file's remaining checks are not run (SKIP), in this exercise and
+    in the later ones of the same file: a hung file costs one time limit, not one per check."""
     out = out or sys.stdout
     targets = [targets] if isinstance(targets, str) else list(targets)
     chosen = list(dict.fromkeys(ex.id for t in targets for ex in select(t)))
-    if path is not None and len(chosen) != 1:
-        raise ValueError(f"path= grades one exercise, but {targets!r} selects {len(chosen)}")
+    if path is not None and len({REGISTRY[i].file for i in chosen}) != 1:
+        raise ValueError(f"path= grades one file, but {targets!r} selects exercises of "
+                         f"{len({REGISTRY[i].file for i in chosen})} files")
     seed = secrets.randbelow(1_000_000) if seed is None else seed
     root = exercises_dir().parent
     results = []
+    stalled: dict[Path, tuple[str, int]] = {}  # file -> (exercise, check) where it timed out
     for ex in (REGISTRY[i] for i in chosen):
         file = Path(exercise_path(ex, solutions) if path is None else path)
         try:  # paths as typed from the repository root, wherever the caller runs
@@ -72,7 +76,16 @@ def grade(targets, solutions: bool = False, path=None, seed: int | None = None,
         except ValueError:  # a file outside the repository: show it as given
             shown = str(file)
         flags = " --solutions" if solutions else (f" --path {shown}" if path is not None else "")
-        results.append(run_exercise(ex, file, seed, shown, time_limit))
+        if file.resolve() in stalled:  # the from-scratch file: one wait for all its stages
+            where, number = stalled[file.resolve()]
+            results.append(Result(ex, shown, seed, not_run(
+                ex.checks, number, TIME_LIMIT_S if time_limit is None else time_limit,
+                f" of {where}")))
+        else:
+            results.append(run_exercise(ex, file, seed, shown, time_limit))
+            hung = [i for i, c in enumerate(results[-1].checks, 1) if c.timed_out]
+            if hung:
+                stalled[file.resolve()] = (ex.id, hung[0])
         print(format_result(results[-1], flags), end="\n\n", file=out)
     if len(results) > 1:
         print(f"{sum(r.passed for r in results)} of {len(results)} exercises passed", file=out)

@@ -7,9 +7,11 @@
     python -m aiayn.grading from_scratch/attention --seed 123             # reproduce a run
     python -m aiayn.grading --all --solutions                             # the reference files
     python -m aiayn.grading from_scratch/masks --path my_transformer.py   # another file
+    python -m aiayn.grading from_scratch --path my_transformer.py         # all its stages
 
 Exit status 0 when everything selected passes, 1 otherwise (a check that failed, raised,
-exited, crashed or hung), 2 for a usage error, 130 when interrupted with Ctrl-C.
+exited, crashed or hung), 2 for a usage error, 130 when interrupted with Ctrl-C. A check that
+hangs is stopped after --time-limit seconds, and the file's later checks are not run.
 """
 
 import argparse
@@ -52,8 +54,9 @@ def main(argv=None) -> int:
     except KeyError as e:
         parser.error(e.args[0])
     chosen = [ex.id for ex in every]
-    if args.path is not None and len(chosen) != 1:
-        parser.error("--path grades one exercise: name exactly one <chapter>/<name>")
+    if args.path is not None and len({REGISTRY[i].file for i in chosen}) != 1:
+        parser.error("--path grades one file: name one <chapter>/<name>, or a chapter whose "
+                     "exercises share one file (from_scratch)")
     if args.path is None:
         missing = [exercise_path(REGISTRY[i], args.solutions) for i in chosen]
         missing = [str(p) for p in missing if not p.is_file()]

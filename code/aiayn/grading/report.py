@@ -17,9 +17,11 @@ from .core import Exercise
 @dataclass
 class CheckResult:
     name: str
-    status: str  # "PASS", "FAIL", "TODO" (NotImplementedError) or "ERROR" (raised, died, hung)
+    status: str  # "PASS", "FAIL", "TODO" (NotImplementedError), "ERROR" (raised, died, hung)
+    #              or "SKIP" (not run: an earlier check of the same file timed out)
     detail: str = ""
     printed: list[str] = field(default_factory=list)  # what the reader's code printed, cleaned
+    timed_out: bool = False  # stopped at the time limit: the checks after it are not run
 
 
 @dataclass

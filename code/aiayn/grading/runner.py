@@ -111,7 +111,17 @@ def run_exercise(exercise: Exercise, path: Path, seed: int | None = None,
             if not imported and not checks:  # one line, "the file imports", instead of checks
                 return Result(exercise, shown, seed, results)
             checks += results
+            if checks[-1].timed_out:  # a code that hung once would hang again: one wait only
+                checks += not_run(exercise.checks[len(checks):], len(checks), limits.time_s)
     return Result(exercise, shown, seed, checks)
+
+
+def not_run(rest, stalled_at: int, time_s: float, where: str = "") -> list[CheckResult]:
+    """SKIP results for the checks ``rest``, after check number ``stalled_at`` (1-based) timed
+    out; ``where`` names another exercise of the same file when that is where it happened."""
+    detail = (f"not run: your code did not finish check {stalled_at}{where} within {time_s:g} s; "
+              "fix that first, then grade again")
+    return [CheckResult(c.name, "SKIP", detail) for c in rest]
 
 
 def _grade_in_a_child(exercise: Exercise, path: Path, seed: int, start: int,
@@ -129,7 +139,7 @@ def _grade_in_a_child(exercise: Exercise, path: Path, seed: int, start: int,
             return [CheckResult(c.name, "ERROR", failure.detail)
                     for c in exercise.checks[start:]], False
         for number in range(start, len(exercise.checks)):
-            verdict, alive = _verdict(exercise.checks[number].name, number, child.receive(), child)
+            verdict, alive = _verdict(exercise, number, child.receive(), child)
             checks.append(verdict)
             if not alive:
                 return checks, True
@@ -187,11 +197,15 @@ def _import_what_children_imported() -> None:
 
 
 # In the parent: turning what the child sent (or how it ended) into a verdict ----------------
-def _verdict(name: str, number: int, message, child) -> tuple[CheckResult, bool]:
+def _verdict(exercise: Exercise, number: int, message, child) -> tuple[CheckResult, bool]:
     """(the check's result, whether the child can go on with the next check)."""
+    name = exercise.checks[number].name
     if isinstance(message, sandbox.Ended):
-        return CheckResult(name, "ERROR", _ended_detail(message), printed_lines(*child.output(
-            OUTPUT_KEPT))), False
+        printed = printed_lines(*child.output(OUTPUT_KEPT))
+        if message.timed_out:
+            return CheckResult(name, "ERROR", _timed_out_detail(
+                number, len(exercise.checks), child.limits.time_s), printed, True), False
+        return CheckResult(name, "ERROR", _ended_detail(message), printed), False
     if not (isinstance(message, tuple) and len(message) == 7 and message[:2] == ("check", number)
             and message[2] in STATUSES and isinstance(message[3], str)
             and isinstance(message[4], list) and isinstance(message[5], bytes)
@@ -222,6 +236,8 @@ def _import_failure(message, child) -> CheckResult:
         detail = clean(message[1])
     elif isinstance(message, sandbox.Ended):
         detail = _ended_detail(message, "importing the file: ")
+        if message.timed_out:
+            detail = detail.replace("\nhint:", "; no check was run\nhint:", 1)
     else:
         child.stop()
         detail = "error:    importing the file: the process sent something that is not a result"
@@ -230,3 +246,13 @@ def _import_failure(message, child) -> CheckResult:
 
 def _ended_detail(ended: sandbox.Ended, prefix: str = "") -> str:
     return f"error:    {prefix}{ended.what}\nhint:     {ended.hint}"
+
+
+def _timed_out_detail(number: int, total: int, time_s: float) -> str:
+    rest = total - number - 1
+    others = {0: "", 1: "; the other check was not run"}.get(
+        rest, f"; the other {rest} checks were not run")
+    return (f"error:    timed out: your code did not finish within {time_s:g} s on check "
+            f"{number + 1} of {total}, so the grader stopped it{others}\nhint:     look for a "
+            "loop that never ends or a call that waits (time.sleep, input()); --time-limit "
+            "SECONDS changes the limit")

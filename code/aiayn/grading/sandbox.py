@@ -45,9 +45,11 @@ class Limits:
 
 @dataclass(frozen=True)
 class Ended:
-    """The child will send nothing more: ``what`` happened, and a ``hint`` for the reader."""
+    """The child will send nothing more: ``what`` happened, and a ``hint`` for the reader;
+    ``timed_out`` when the parent stopped it at the time limit."""
     what: str
     hint: str
+    timed_out: bool = False
 
 
 _SIGNAL_HINTS = {
@@ -119,7 +121,7 @@ class Child:
                 self.stop()
                 return Ended(f"timed out: still running after {self.limits.time_s:g} s, so the "
                              "grader stopped it", "look for a loop that never ends or a call that "
-                             "waits (time.sleep, input()); the limit is --time-limit")
+                             "waits (time.sleep, input()); the limit is --time-limit", True)
             wait_ms = 1000 * min(left, _POLL_S)
             if self._read_fd is None:
                 time.sleep(wait_ms / 1000)
