@@ -3,7 +3,8 @@ Chromium, tools/browser.py) on the fresh build (tests/book_fixtures.py) served o
 with every request to any other host aborted and recorded, so the site must work offline.
 
 Checked: every page of both tables of contents and the landing page loads with a title,
-its figures and its typeset math; the language switch leads to the same chapter in the
+its figures and its typeset math; the landing page wears the book's look (its stylesheets,
+fonts and colours) and a page shows one search box at 1280 px; the language switch leads to the same chapter in the
 other language; NumPy/PyTorch tabs switch together and the choice survives navigation;
 Chinese text renders with real glyphs, not boxes; the launch buttons open; and every
 internal link and #fragment of the build resolves (external links are listed, not fetched).
@@ -148,6 +149,40 @@ def test_landing_page(reader):
         reader.page.go_back()
 
 
+# What the theme decides of a page's look: fonts, colours, the stylesheets loaded.
+LOOK_JS = """() => {
+    const style = (sel, prop) => { const e = document.querySelector(sel); return e ? getComputedStyle(e)[prop] : null; };
+    return {body_font: style('body', 'fontFamily'), body_color: style('body', 'color'),
+            h1_font: style('h1', 'fontFamily'), h1_weight: style('h1', 'fontWeight'),
+            link_color: style('article p a[href]', 'color'),
+            sheets: [...document.styleSheets].map(s => (s.href || '').split('/').pop().split('?')[0])};
+}"""
+# Every search field a reader can see: the theme's sidebar field, its top-bar field, the form.
+SEARCH_BOXES_JS = """() => [...document.querySelectorAll('.search-button-field, form.bd-search, button.search-button')]
+    .filter(e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
+                   return r.width > 0 && r.height > 0 && s.visibility !== 'hidden'; })
+    .map(e => e.className.toString())"""
+
+
+def test_landing_page_wears_the_books_look(reader):
+    reader.open(f"en/chapters/en/{TABS_PAGE}.html")
+    book = reader.page.evaluate(LOOK_JS)
+    reader.open("index.html")
+    landing_look = reader.page.evaluate(LOOK_JS)
+    assert {"pydata-sphinx-theme.css", "sphinx-book-theme.css", "aiayn.css"} <= set(landing_look["sheets"]), landing_look["sheets"]
+    for key in ("body_font", "body_color", "h1_font", "h1_weight", "link_color"):
+        assert landing_look[key] == book[key], (key, landing_look[key], book[key])
+    assert reader.page.locator("article table.table").count() == 2  # chapter map, results
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_page_shows_one_search_box_at_1280_px(reader, lang):
+    for doc in (toc_docnames(lang)[0], f"chapters/{lang}/{TABS_PAGE}"):
+        reader.open(f"{lang}/{doc}.html")
+        boxes = reader.page.evaluate(SEARCH_BOXES_JS)
+        assert len(boxes) == 1, f"{lang}/{doc}: {len(boxes)} search boxes: {boxes}"
+
+
 # The selected tab of every tab set of the sync group, in page order, as "<sync id>:visible"
 # when its content shows.
 CHOSEN_TABS_JS = """(group) => [...document.querySelectorAll('.sd-tab-set')]
@@ -257,7 +292,8 @@ def test_launch_buttons_open_binder_and_colab(reader, lang):
     assert (ROOT / notebook).is_file()
     assert set(shown) == {"Binder", "Colab"}, shown
     assert shown["Binder"].endswith(f"?urlpath=lab/tree/{notebook}"), shown
-    assert shown["Colab"].endswith(f"/blob/main/{notebook}"), shown
+    colab = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf8"))["sphinx"]["config"]["colab_branch"]
+    assert shown["Colab"].endswith(f"/blob/{colab}/{notebook}"), shown  # the plain copy (export_colab.py)
 
 
 # ---------------------------------------------------------------- links (no browser needed)
@@ -376,6 +412,8 @@ def test_launch_buttons_point_at_the_notebooks_in_the_repository(book_html):
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf8"))
     repo = config["repository"]["url"].removeprefix("https://github.com/")
     branch = config["repository"]["branch"]
+    colab = config["sphinx"]["config"]["colab_branch"]  # where the workflow pushes the plain copies
+    assert colab != branch
     checked = 0
     for lang in LANGS:
         for docname in toc_docnames(lang):
@@ -384,7 +422,8 @@ def test_launch_buttons_point_at_the_notebooks_in_the_repository(book_html):
             text = (book_html / lang / f"{docname}.html").read_text(encoding="utf8")
             notebook = f"{docname}.ipynb"
             assert f'href="https://mybinder.org/v2/gh/{repo}/{branch}?urlpath=lab/tree/{notebook}"' in text
-            assert f'href="https://colab.research.google.com/github/{repo}/blob/{branch}/{notebook}"' in text
+            assert f'href="https://colab.research.google.com/github/{repo}/blob/{colab}/{notebook}"' in text
+            assert f'colab.research.google.com/github/{repo}/blob/{branch}/' not in text
             assert f'href="../../_sources/{notebook}"' in text  # the .ipynb download
             checked += 1
     assert checked >= 2 * len(GLUING_CHAPTERS)
@@ -452,6 +491,20 @@ def test_publishing_workflow_builds_and_deploys_pages():
     assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
     assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
     assert book["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    # The Colab copies: exported after the build, pushed by the one job that may write, to the
+    # branch the book's Colab buttons open.
+    export = steps.index(".venv/bin/python tools/export_colab.py _build/colab")
+    assert steps.index("bash tools/book.sh") < export
+    artifact = build["steps"][names.index("actions/upload-artifact")]["with"]
+    assert artifact["path"] == "_build/colab"
+    colab = book["jobs"]["colab"]
+    assert colab["needs"] == "build" and colab["permissions"] == {"contents": "write"}
+    assert colab["steps"][0]["uses"].split("@")[0] == "actions/download-artifact"
+    assert colab["steps"][0]["with"]["name"] == artifact["name"]
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf8"))
+    assert colab["env"]["COLAB_BRANCH"] == config["sphinx"]["config"]["colab_branch"]
+    push = colab["steps"][1]["run"]
+    assert 'git init -q -b "$COLAB_BRANCH"' in push and push.rstrip().endswith('"$COLAB_BRANCH"')
 
 
 def test_ci_workflow_runs_the_ci_script():
@@ -462,8 +515,8 @@ def test_ci_workflow_runs_the_ci_script():
 
 def test_readme_screenshots_exist():
     readme = (ROOT / "README.md").read_text(encoding="utf8")
-    for lang in LANGS:
-        shot = ROOT / "docs" / "screenshots" / f"attention-{lang}.png"
+    for shot in [ROOT / "docs" / "screenshots" / f"{what}-{lang}.png" for what in ("attention", "jupyterlab")
+                 for lang in LANGS]:
         assert f"({shot.relative_to(ROOT).as_posix()})" in readme
         header = shot.read_bytes()[:24]
         assert header[:8] == b"\x89PNG\r\n\x1a\n"

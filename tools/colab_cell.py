@@ -6,7 +6,8 @@
 The cell is built from _config.yml's repository URL and branch (the book's launch buttons open
 the same ones), so Colab installs the course from the branch the book was built from. It is the
 first code cell, tagged ``remove-cell`` (the book does not show it; a notebook opened on Colab
-does), and it outputs nothing outside Colab, so the notebook's committed outputs stay valid:
+does) and collapsed in JupyterLab (``metadata.jupyter.source_hidden``, as tools/lab_view.py
+collapses every hidden cell), and it outputs nothing outside Colab, so the notebook's committed outputs stay valid:
 when the cell is inserted, the other cells' execution counts move up by one, as a fresh run
 would number them. The notebook's language is recorded in ``metadata.aiayn.lang``; on Colab,
 ``aiayn.colab`` reads it to label plots in that language.
@@ -60,8 +61,10 @@ def apply(nb, source: str, lang: str) -> bool:
     nb.metadata.setdefault("aiayn", {})["lang"] = lang
     first = nb.cells[0] if nb.cells else None
     if first is not None and first.get("id") == CELL_ID:
-        if first.source != source or first.metadata.get("tags") != [TAG]:
+        if first.source != source or first.metadata.get("tags") != [TAG] or \
+                first.metadata.get("jupyter", {}).get("source_hidden") is not True:
             first.source, first.metadata["tags"] = source, [TAG]
+            first.metadata.setdefault("jupyter", {})["source_hidden"] = True
             changed = True
         return changed
     counts = [c.execution_count for c in nb.cells if c.cell_type == "code"]
@@ -69,7 +72,8 @@ def apply(nb, source: str, lang: str) -> bool:
     for cell in nb.cells:
         if cell.cell_type == "code" and executed:
             cell.execution_count += 1
-    cell = nbformat.v4.new_code_cell(source, id=CELL_ID, metadata={"tags": [TAG]},
+    cell = nbformat.v4.new_code_cell(source, id=CELL_ID,
+                                     metadata={"tags": [TAG], "jupyter": {"source_hidden": True}},
                                      execution_count=1 if executed else None)
     nb.cells.insert(0, cell)
     return True

@@ -2,8 +2,12 @@
 # Open the chapters in JupyterLab, with the course's environment as the kernel.
 #   bash tools/lab.sh                     # sets up like the other commands, then opens a browser
 #   bash tools/lab.sh --no-browser        # extra arguments go to `jupyter lab`
-# JupyterLab is pinned in requirements.txt and runs from .venv, so the notebooks' kernel
-# ("python3") is .venv's Python, with the course package installed: nothing to choose.
+# JupyterLab and jupyterlab-myst are pinned in requirements.txt and run from .venv, so the
+# notebooks' kernel ("python3") is .venv's Python, with the course package installed, and the
+# markdown renders as in the book: tabs, dropdowns, admonitions, math, figures and tables
+# (docs/writing-chapters.md lists what it does not render; tests/test_jupyterlab.py opens a
+# chapter per language through this script). AIAYN_NOTEBOOK_DIR serves another folder than
+# chapters/ (a copy to try changes on).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/tools/setup.sh"
@@ -16,4 +20,5 @@ fi
 # Jupyter refuses to run as root unless told; containers (and CI) often are root.
 as_root=()
 if [ "$(id -u)" -eq 0 ]; then as_root=(--allow-root); fi
-exec "$root/.venv/bin/jupyter" lab --notebook-dir="$root/chapters" "${as_root[@]+"${as_root[@]}"}" "$@"
+exec "$root/.venv/bin/jupyter" lab --notebook-dir="${AIAYN_NOTEBOOK_DIR:-$root/chapters}" \
+  "${as_root[@]+"${as_root[@]}"}" "$@"

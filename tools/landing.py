@@ -9,7 +9,9 @@
       glue("params_base", count_parameters(base), display=False)
   and glue stores it as an output whose metadata names the key. A key that no chapter in
   the table of contents records yet shows as "pending",
-- how to run the course locally.
+- how to run the course: the page "Running the book" and the commands,
+
+styled by the book's own stylesheets (read from the built English root page), no script.
 
 tools/build_book.py calls write_landing() after both languages have built.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import ast
 import html
 import json
+import posixpath
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -30,6 +33,7 @@ import yaml
 # without an entry here stops the build (add it, or "—" when no section applies).
 PAPER_SECTIONS = {
     "preface": "—",
+    "running_the_book": "—",
     "paper_in_one_page": "Abstract, §1, §2, §4, §7",
     "architecture_overview": "§3, §3.1, Figure 1",
     "scaled_dot_product_attention": "§3.2.1",
@@ -214,28 +218,51 @@ def result_rows(measured: dict[str, tuple[object, str]], titles: dict[str, dict[
     return rows
 
 
+class _Stylesheets(HTMLParser):
+    """The href of every <link rel="stylesheet"> of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "link" and attrs.get("rel") == "stylesheet" and attrs.get("href"):
+            self.hrefs.append(attrs["href"])
+
+
+def theme_stylesheets(html_dir: Path, page: str) -> list[str]:
+    """The book's stylesheets (theme, fonts, sphinx-design, the course's own), as the built
+    page html_dir/<page>.html links them, made relative to html_dir, where index.html sits."""
+    parser = _Stylesheets()
+    parser.feed((html_dir / f"{page}.html").read_text(encoding="utf8"))
+    if not any("pydata-sphinx-theme.css" in h for h in parser.hrefs):
+        raise ValueError(f"{page}.html links no theme stylesheet: {parser.hrefs}")
+    folder = posixpath.dirname(page)
+    return [posixpath.normpath(posixpath.join(folder, h.split("?")[0])) + ("?" + h.split("?", 1)[1] if "?" in h else "")
+            for h in parser.hrefs]
+
+
+# The theme's page skeleton (pydata-sphinx-theme / sphinx-book-theme class names), light mode
+# set in the markup: the landing page has no script.
 PAGE = """<!DOCTYPE html>
-<html lang="en">
+<html lang="en" data-theme="light" data-mode="light">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{en_title} · {zh_title_text}</title>
-<style>
-  body {{ font-family: system-ui, "Noto Sans CJK SC", "WenQuanYi Micro Hei", sans-serif;
-         max-width: 62em; margin: 2em auto; padding: 0 1em; line-height: 1.5; color: #222; }}
-  nav.languages {{ font-size: 1.15em; }}
-  nav.languages a {{ margin-right: 1.2em; }}
-  table {{ border-collapse: collapse; width: 100%; margin: 0.5em 0 1.5em; }}
-  th, td {{ border-bottom: 1px solid #ddd; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }}
-  td.num {{ font-variant-numeric: tabular-nums; white-space: nowrap; }}
-  pre {{ background: #f5f5f5; padding: 0.8em; overflow-x: auto; }}
-  h2 span[lang] {{ color: #555; font-weight: normal; }}
-</style>
+{stylesheets}
 </head>
-<body>
+<body class="aiayn-landing">
+<div class="bd-container">
+<div class="bd-container__inner bd-page-width">
+<main id="main-content" class="bd-main" role="main">
+<div class="bd-content">
+<div class="bd-article-container">
+<article class="bd-article">
 <nav class="languages">
-  <a href="{en_url}" hreflang="en">English</a>
-  <a href="{zh_url}" hreflang="zh-CN" lang="zh-CN">中文</a>
+  <a class="btn btn-outline-primary" href="{en_url}" hreflang="en">English</a>
+  <a class="btn btn-outline-primary" href="{zh_url}" hreflang="zh-CN" lang="zh-CN">中文</a>
 </nav>
 <h1>{en_title}<br>{zh_title}</h1>
 <p>A bilingual, executable walkthrough of Vaswani et al.,
@@ -243,36 +270,55 @@ PAGE = """<!DOCTYPE html>
 in NumPy and in PyTorch, every claim backed by a code cell.<br>
 <span lang="zh-CN">逐节精读这篇论文：每个组件都有 NumPy 与 PyTorch 两种实现，每个论断都有可运行的代码为证。</span></p>
 
-<h2 id="chapters">Chapters <span lang="zh-CN">章节</span></h2>
-<table>
+<section id="chapters">
+<h2>Chapters <span lang="zh-CN">章节</span></h2>
+<div class="pst-scrollable-table-container">
+<table class="table">
 <thead><tr><th>Paper <span lang="zh-CN">论文</span></th><th>English</th><th lang="zh-CN">中文</th></tr></thead>
 <tbody>
 {chapters}
 </tbody>
 </table>
+</div>
+</section>
 
-<h2 id="results">Measured results <span lang="zh-CN">实测结果</span></h2>
+<section id="results">
+<h2>Measured results <span lang="zh-CN">实测结果</span></h2>
 <p>Numbers the chapters measured when they were last run (read from the committed notebooks).<br>
 <span lang="zh-CN">各章节最近一次运行时测得的数值（取自仓库中已执行的 notebook）。</span></p>
-<table>
+<div class="pst-scrollable-table-container">
+<table class="table">
 <thead><tr><th>Quantity <span lang="zh-CN">量</span></th><th>Measured <span lang="zh-CN">实测</span></th>
 <th>Paper or theory <span lang="zh-CN">论文／理论</span></th><th>Chapter <span lang="zh-CN">章节</span></th></tr></thead>
 <tbody>
 {results}
 </tbody>
 </table>
+</div>
+</section>
 
-<h2 id="run">Run it yourself <span lang="zh-CN">在本地运行</span></h2>
-<p>Every chapter page has buttons to download the notebook or open it on Binder or Colab.
-On your own machine (Linux, Python 3.11):<br>
-<span lang="zh-CN">每个章节页面都可以下载 notebook，或在 Binder、Colab 上打开。在自己的机器上（Linux、Python 3.11）：</span></p>
-<pre><code>git clone {repo_url}
+<section id="run">
+<h2>Run it yourself <span lang="zh-CN">自己运行</span></h2>
+<p>Every chapter page has buttons to download the notebook or open it on Binder or Colab;
+{running_en} says how to run the chapters in JupyterLab on your own machine or on a GPU.<br>
+<span lang="zh-CN">每个章节页面都可以下载 notebook，或在 Binder、Colab 上打开；{running_zh}介绍如何在自己的机器上用 JupyterLab 运行各章，或在 GPU 上运行。</span></p>
+<div class="highlight"><pre><code>git clone {repo_url}
 cd {repo_name}
+bash tools/lab.sh    # the chapters in JupyterLab, MyST rendered
 bash tools/book.sh   # build this site into _build/html
-bash tools/test.sh   # run every test and re-run every chapter notebook</code></pre>
+bash tools/test.sh   # run every test and re-run every chapter notebook</code></pre></div>
+</section>
+</article>
+</div>
+</div>
+</main>
+</div>
+</div>
 </body>
 </html>
 """
+
+RUNNING_PAGE = "running_the_book"
 
 
 def write_landing(html_dir: Path, root: Path, config: dict[str, dict]) -> Path:
@@ -284,7 +330,15 @@ def write_landing(html_dir: Path, root: Path, config: dict[str, dict]) -> Path:
         raise ValueError(f"the two tables of contents list different chapters: {stripped}")
     titles = chapter_titles(html_dir, docnames)
     repo_url = config["en"]["repository"]["url"]
+    running = {lang: next((d for d in docnames[lang] if d.endswith(f"/{RUNNING_PAGE}")), None) for lang in ("en", "zh")}
+    running_en = (f'<a href="en/{running["en"]}.html">{_e(titles[RUNNING_PAGE]["en"])}</a>'
+                  if running["en"] else "the preface")
+    running_zh = (f'<a href="zh/{running["zh"]}.html">{_e(titles[RUNNING_PAGE]["zh"])}</a>'
+                  if running["zh"] else "前言")
     page = PAGE.format(
+        stylesheets="\n".join(f'<link rel="stylesheet" href="{_e(h)}">'
+                               for h in theme_stylesheets(html_dir, f"en/{docnames['en'][0]}")),
+        running_en=running_en, running_zh=running_zh,
         en_title=_e(config["en"]["title"]), zh_title=_zh(config["zh"]["title"]),
         zh_title_text=_e(config["zh"]["title"]),
         en_url=f"en/{docnames['en'][0]}.html", zh_url=f"zh/{docnames['zh'][0]}.html",
