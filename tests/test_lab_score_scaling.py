@@ -77,3 +77,27 @@ def test_bad_arguments_raise(kwargs, match):
 def test_sweep_needs_a_seed():
     with pytest.raises(ValueError, match="seeds is empty"):
         sweep([4], seeds=[])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_plot_saturation_draws_both_settings_per_panel(lang, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from aiayn.lab.score_scaling import plot_saturation
+    from aiayn.plotting import use_course_style
+
+    use_course_style()  # the CJK font, for the Chinese labels
+    monkeypatch.setenv("AIAYN_LANG", lang)
+    d_ks = [4, 64]
+    results = sweep(d_ks, seeds=[0, 1], n_rows=30)
+    fig = plot_saturation(results, d_ks)
+    left, right = fig.axes
+    unscaled, scaled = (line.get_ydata() for line in right.lines[:2])
+    assert list(unscaled) == [spread(results[False, d]["saturated"])[0] for d in d_ks]
+    assert list(scaled) == [0.0, 0.0]
+    assert len(left.lines) == 3 and left.lines[2].get_ydata()[0] == 0.1  # the uniform line, 1/10
+    assert ("Share of saturated rows" if lang == "en" else "饱和行的比例") in right.get_title()
+    plt.close(fig)

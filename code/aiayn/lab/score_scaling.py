@@ -105,3 +105,30 @@ def spread(values) -> tuple[float, float, float]:
     move the last digit of what the chapter prints and asserts."""
     values = list(values)
     return math.fsum(values) / len(values), min(values), max(values)
+
+
+def plot_saturation(results: dict, d_ks, n_keys: int = 10):
+    """Two panels from ``sweep``'s result: the mean largest weight of a row, and the share of
+    saturated rows, against d_k, with and without the scaling (means over the seeds). Labels in
+    the page's language (``tr``). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from ..plotting import tr
+
+    labels = {False: tr("q·k, not scaled", "q·k，不缩放"), True: tr("q·k / √dₖ", "q·k / √dₖ")}
+    titles = {"max_weight": tr("Largest weight of a row (mean)", "每行的最大权重（均值）"),
+              "saturated": tr(f"Share of saturated rows (largest weight > {SATURATED})",
+                              f"饱和行的比例（最大权重 > {SATURATED}）")}
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4))
+    for ax, name in zip(axes, titles):
+        for scaled, style in ((False, "o-"), (True, "s-")):
+            ax.plot(d_ks, [spread(results[scaled, d][name])[0] for d in d_ks], style, label=labels[scaled])
+        ax.set_xscale("log")
+        ax.set_xticks(d_ks, labels=[str(d) for d in d_ks])
+        ax.minorticks_off()
+        ax.set_xlabel("dₖ")
+        ax.set_title(titles[name], fontsize=10)
+    axes[0].axhline(1 / n_keys, color="k", ls=":", label=tr(f"uniform over {n_keys} keys", f"{n_keys} 个键上均匀分布"))
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
