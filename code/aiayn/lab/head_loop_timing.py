@@ -167,7 +167,8 @@ def print_table(values: dict) -> None:
             p10, median, p90 = spread[library][i]
             cells.append(f"{ms[loop][i]:7.2f} {ms[batched][i]:7.2f} {median:5.2f} ({p10:.2f}-{p90:.2f})")
         print(f"{T:5d}  " + "  ".join(cells))
-    print("ms: minimum CPU time per call over rounds; loop / batched: median of the rounds (10th-90th percentile)")
+    print("ms: minimum CPU time per call over the rounds")
+    print("loop / batched: median over the rounds (10th-90th percentile)")
 
 
 def main(argv=None) -> int:
