@@ -1,12 +1,15 @@
 """aiayn.lab.gradient_check (the backpropagation chapter's referees) and
 aiayn.lab.decoding_timing (how the decoding benchmarks time and record)."""
 
+import unicodedata
+
 import numpy as np
 import pytest
 
 from aiayn.lab.decoding_timing import (DirtyTree, check_clean_tree, load_average, speedup,
                                        timed_rounds, translate_table)
-from aiayn.lab.gradient_check import autograd_gradients, finite_differences, sample_coordinates
+from aiayn.lab.gradient_check import (autograd_gradients, autograd_saved_nbytes, finite_differences,
+                                       sample_coordinates)
 
 
 def test_autograd_gradients_of_a_linear_map():
@@ -66,10 +69,26 @@ def test_a_dirty_tree_is_refused_unless_allowed_and_then_flagged():
     assert check_clean_tree(["code/aiayn/pt/model.py"], allow_dirty=True) is False
 
 
-def test_load_average_and_the_table():
+def test_load_average_and_the_table(monkeypatch):
     assert len(load_average()) in (0, 3)
     values = {"uncached_cpu_s": [30.0, 31.5], "cached_cpu_s": [12.0, 12.5], "uncached_bleu": 21.7,
               "cached_bleu": 21.7, **speedup([30.0, 31.5], [12.0, 12.5])}
+    monkeypatch.setenv("AIAYN_LANG", "en")
     lines = translate_table(values)
-    assert "30.0" in lines[1] and "31.5" in lines[1] and "21.70" in lines[1]
-    assert "2.5x" in lines[3] and "2.5x to 2.5x" in lines[3]
+    assert lines[1].split() == ["without", "cache", "30.0", "31.5", "21.70"]
+    assert lines[3].split()[1:] == ["2.5x", "(rounds:", "2.5x", "to", "2.5x)"]
+    monkeypatch.setenv("AIAYN_LANG", "zh")
+    zh = translate_table(values)
+    prefix = zh[1][:zh[1].index("30.0")]
+    columns = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in prefix)
+    assert zh[1].startswith("不用缓存") and columns == lines[1].index("30.0")  # the columns align
+
+
+def test_autograd_saved_nbytes_counts_what_backward_needs_and_not_the_parameters():
+    import torch
+
+    w = torch.randn(3, 5, dtype=torch.float64, requires_grad=True)
+    x = torch.randn(4, 5, dtype=torch.float64)
+    # x @ w.T saves x (4 x 5) for dW; w is a parameter and excluded. tanh saves its output (4 x 3).
+    assert autograd_saved_nbytes(lambda: torch.tanh(x @ w.T), [w]) == (4 * 5 + 4 * 3) * 8
+    assert autograd_saved_nbytes(lambda: x @ w.T, [w]) == 4 * 5 * 8

@@ -102,7 +102,7 @@ def plot_speedup(record: dict, ax=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
     names = {"multi30k-cpu": tr("CPU model (d_model 128, 2 + 2 layers)", "CPU 模型（d_model 128，2 + 2 层）"),
-             "base": tr("base size (d_model 512, 6 + 6 layers)", "base 尺寸（d_model 512，6 + 6 层）")}
+             "base": tr("base size (d_model 512, 6 + 6 layers)", "基础模型大小（d_model 512，6 + 6 层）")}
     rows = record["values"]["rows"]
     for shape, marker in zip(dict.fromkeys(r["shape"] for r in rows), "os^v"):
         mine = [r for r in rows if r["shape"] == shape]

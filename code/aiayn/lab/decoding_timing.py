@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import random
 import time
+import unicodedata
 from typing import Callable, Hashable
 
 
@@ -76,13 +77,26 @@ def check_clean_tree(code_changes: list[str], allow_dirty: bool) -> bool:
     return not code_changes
 
 
+def _ljust(text: str, width: int) -> str:
+    """``text`` padded to ``width`` columns of a terminal, Chinese characters counting two."""
+    columns = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(width - columns, 0)
+
+
 def translate_table(values: dict) -> list[str]:
-    """The lines of the chapter's timing table, from bench_translate.py's values."""
-    lines = [f"{'':<14}{'CPU s, fastest':>15}{'slowest':>9}{'BLEU':>8}"]
-    for name in ("uncached", "cached"):
+    """The lines of the chapter's timing table, from bench_translate.py's values, labels in the
+    page's language: CPU seconds of the fastest and slowest round and BLEU per variant, then the
+    speed-up of the fastest rounds with the range of the per-round ratios."""
+    from ..plotting import tr
+
+    lines = [_ljust("", 16) + _ljust(tr("CPU s, fastest", "CPU 秒，最快"), 16)
+             + _ljust(tr("slowest", "最慢"), 10) + "BLEU"]
+    for name, label in (("uncached", tr("without cache", "不用缓存")), ("cached", tr("with cache", "使用缓存"))):
         cpu = values[f"{name}_cpu_s"]
-        lines.append(f"{name:<14}{min(cpu):>15.1f}{max(cpu):>9.1f}{values[f'{name}_bleu']:>8.2f}")
+        lines.append(_ljust(label, 16) + _ljust(f"{min(cpu):.1f}", 16) + _ljust(f"{max(cpu):.1f}", 10)
+                     + f"{values[f'{name}_bleu']:.2f}")
     ratios = values["speedup_cpu_per_round"]
-    lines.append(f"{'speed-up':<14}{values['speedup_cpu']:>14.1f}x"
-                 f"   (rounds: {min(ratios):.1f}x to {max(ratios):.1f}x)")
+    lines.append(_ljust(tr("speed-up", "加速比"), 16) + f"{values['speedup_cpu']:.1f}x  "
+                 + tr(f"(rounds: {min(ratios):.1f}x to {max(ratios):.1f}x)",
+                      f"（各轮：{min(ratios):.1f}x 至 {max(ratios):.1f}x）"))
     return lines

@@ -60,3 +60,23 @@ def sample_coordinates(shape: tuple, n: int, rng: np.random.Generator) -> list[t
     if not 0 < n <= size:
         raise ValueError(f"n must be between 1 and the array's {size} entries, got {n}")
     return [np.unravel_index(i, shape) for i in rng.choice(size, n, replace=False)]
+
+
+def autograd_saved_nbytes(run: Callable[[], object], parameters) -> int:
+    """Bytes of the tensors autograd saves for the backward pass while ``run()`` builds its
+    graph, each storage once, the ``parameters``' storages excluded: what PyTorch keeps for
+    backward, comparable with ``aiayn.np`` modules' ``saved_nbytes()``."""
+    import torch
+
+    excluded = {p.untyped_storage().data_ptr() for p in parameters}
+    kept = {}
+
+    def keep(tensor):  # called by autograd for every tensor it saves
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() not in excluded:
+            kept[storage.data_ptr()] = storage.nbytes()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
+        run()
+    return sum(kept.values())

@@ -5,6 +5,10 @@ as the model learns to be more unsure, but improves accuracy and BLEU score."
 ``F.cross_entropy(label_smoothing=eps)`` trains towards (1 - eps) on the reference token plus
 eps / V spread over all V vocabulary entries (the reference and padding included), i.e.
     loss = (1 - eps) * (-log p_ref) + eps * mean_v(-log p_v).
+PAD thus gets eps / V of every target, as any wrong token does. That is harmless: the model
+learns to give PAD the same small probability as the other wrong tokens, and padding positions
+themselves are never scored (``ignore_index``). The Annotated Transformer spreads eps / (V - 2)
+over all entries but the reference and PAD; per entry the two targets differ by at most eps / V.
 """
 
 import torch
