@@ -55,3 +55,21 @@ def test_product_seconds_times_a_matrix_vector_and_a_matrix_matrix_product():
         assert len(row["seconds"]) == 3 and 0 <= row["min"] <= row["median"] <= row["max"]
     with pytest.raises(ValueError, match="calls must be a positive int"):
         product_seconds(16, 32, calls=0)
+
+
+def test_the_benchmark_prints_cpu_minimum_and_quartiles_of_both_recurrent_layers():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_rnn_vs_attention.py"
+    run = subprocess.run([sys.executable, str(script), "--threads", "1", "--lengths", "8", "--d-model", "16",
+                          "--heads", "2", "--rounds", "2", "--device", "cpu"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    header, row = run.stdout.splitlines()[-2:]
+    assert "Elman, Python loop" in header and "torch.nn.RNN" in header and "self-attention" in header
+    assert row.split()[0] == "8" and row.count("[") == 3 and "CPU time" in run.stdout
+    bad = subprocess.run([sys.executable, str(script), "--d-model", "16", "--heads", "3"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
