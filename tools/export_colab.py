@@ -36,7 +36,7 @@ INTRO = {
     "en": "**On Colab:** run the first code cell once; it installs the course, a Chinese font and "
           "the data. Then run the cells in order. This is a plain copy of the book's page, where "
           "tabs and dropdowns are interactive: [{title}]({url}).",
-    "zh": "**在 Colab 上：**先运行第一个代码单元一次，它会安装本课程、中文字体和数据；然后按顺序运行各单元。"
+    "zh": "**在 Colab 上：**先运行第一个代码单元格一次，它会安装本课程、中文字体和数据；然后按顺序运行各单元格。"
           "这是书中页面的纯 Markdown 副本，书中的标签页和折叠块可以交互：[{title}]({url})。",
 }
 BRANCH_README = """# Colab copies of the chapters

@@ -30,8 +30,8 @@ GLUE_ROLE = re.compile(r"\{glue(?::\w*)?\}`")
 NOTE = {
     "en": "> **In JupyterLab** this page shows the names of numbers its cells compute, not the "
           "numbers: read it with them filled in at [the published book]({url}).",
-    "zh": "> **在 JupyterLab 中**，本页正文里由代码单元计算的数值只显示其名称：填好数值的版本见"
-          "[在线书]({url})。",
+    "zh": "> **在 JupyterLab 中**，本页正文里由单元格算出的数值只显示其名称；数值已填好的版本见"
+          "[在线版]({url})。",
 }
 
 
