@@ -53,6 +53,7 @@ PAPER_SECTIONS = {
     "backpropagation": "§3, §5.3, §5.4",
     "fast_decoding": "§6.1",
     "common_mistakes": "§3",
+    "lab_training_runs": "§5, §6.1",
 }
 
 
