@@ -21,8 +21,8 @@ from aiayn.data.batching import TokenBatches, source_ids, target_ids
 from aiayn.experiments import budget, gpu, recipes
 from aiayn.experiments.mfu import training_flops
 from aiayn.experiments.recipe_runs import run_config, train_command
-from aiayn.experiments.recipe_table import (Row, Spread, Table, chapter_numbers, compare_difference, compare_seeds,
-                                            lead_over_best, recipe_table)
+from aiayn.experiments.recipe_table import (Row, Spread, Table, chapter_numbers, compare_rows, one_run_against,
+                                            recipe_table)
 from aiayn.experiments.record import Recorder, processor_name, read_results
 from aiayn.machine import describe
 from aiayn.pt.model import Transformer
@@ -330,34 +330,63 @@ def test_gpu_script_checks_set_before_any_stage(tmp_path, changes, message, caps
     assert not (tmp_path / "machine.json").exists()  # no stage ran
 
 
-def test_the_best_candidate_needs_two_seeds_and_better_needs_separate_seeds():
-    def row(name, bleus):  # rows as recipe_table gives them: best mean first
-        s = Spread(tuple(bleus))
-        return Row(name, "", tuple(range(len(bleus))), s, s, None, 1, 600, s, s, 1, "machine")
+def ranked_row(name, bleus, losses=None, changes="max_tokens=4096", steps=600, machine="machine", seeds=None):
+    """A row as recipe_table gives it (best mean first in a Table)."""
+    bleu, loss = Spread(tuple(bleus)), Spread(tuple(losses or [1.6] * len(bleus)))
+    return Row(name, changes, tuple(seeds or range(len(bleus))), loss, bleu, None, 1, steps, bleu, bleu, 1, machine)
 
-    table = Table([row("one-seed", [30.0]), row("a", [25.0, 26.0]), row("b", [24.0, 25.5]), row("c", [20.0, 21.0])])
+
+def test_the_best_candidate_needs_two_seeds():
+    table = Table([ranked_row("one-seed", [30.0]), ranked_row("a", [25.0, 26.0]), ranked_row("c", [20.0, 21.0])])
     assert table.best.candidate == "a"  # not the single seed above it
-    assert table.compare("a", "b") == "within noise"  # the ranges overlap
-    assert table.compare("a", "c") == "better" and table.compare("c", "a") == "worse"
     with pytest.raises(ValueError, match="2 seeds"):
-        Table([row("one-seed", [30.0])]).best
+        Table([ranked_row("one-seed", [30.0])]).best
 
 
-def test_one_seed_against_seeds_must_beat_them_all_and_one_against_one_must_beat_the_noise():
-    # One run against the range of three seeds: it has to be beyond every one of them.
-    assert compare_seeds([39.7], [38.7, 39.3, 38.8]) == "better"
-    assert compare_seeds([39.0], [38.7, 39.3]) == "within noise"
-    assert compare_seeds([38.0], [38.7, 39.3]) == "worse"
-    # Losses: lower is better, and the same rule holds.
-    assert compare_seeds([1.52, 1.53], [1.647, 1.659], lower_is_better=True) == "better"
-    assert compare_seeds([1.70], [1.647, 1.659], lower_is_better=True) == "worse"
-    assert compare_seeds([1.65], [1.647, 1.659], lower_is_better=True) == "within noise"
-    # One run against the best of several: ahead is positive, for BLEU and for losses alike.
-    assert lead_over_best(40.3, [40.5, 40.0]) == pytest.approx(-0.2)
-    assert lead_over_best(1.50, [1.525, 1.574], lower_is_better=True) == pytest.approx(0.025)
-    # One run against another: a difference counts only beyond the seeds' spread, either way.
-    assert compare_difference(0.5, 0.6) == "within noise" and compare_difference(-0.5, 0.6) == "within noise"
-    assert compare_difference(0.7, 0.6) == "better" and compare_difference(-0.7, 0.6) == "worse"
+def test_comparisons_use_the_tests_of_aiayn_stats():
+    # Seed k of both shares the batch order (same seeds, same max_tokens): paired, and a
+    # consistent gain on every seed passes; the old rule ("every seed beats every seed") with
+    # two seeds each called 1 in 3 null comparisons a difference (tests/test_stats.py).
+    a = ranked_row("a", [25.0, 26.0, 27.0], [1.50, 1.52, 1.48])
+    b = ranked_row("b", [24.0, 25.1, 25.9], [1.60, 1.62, 1.58])
+    assert compare_rows(a, b).method == "paired t"
+    table = Table([a, b, ranked_row("c", [24.5, 26.5, 24.0])])
+    assert table.compare("a", "b").kind == "better" and table.compare("b", "a").label("zh") == "更差"
+    assert table.compare("a", "b", "val_loss").kind == "better"  # lower loss is better
+    assert table.compare("a", "c").kind == "inconclusive"        # no consistent sign
+    # Other batches (max_tokens) or other seeds: Welch's t with Hsu's df, never paired.
+    other = ranked_row("b2048", [24.0, 25.1, 25.9], changes="max_tokens=2048", steps=1200)  # same tokens
+    assert compare_rows(a, other).method == "Welch (Hsu df)"
+    assert compare_rows(a, ranked_row("b", [24.0, 25.1, 25.9], seeds=(3, 4, 5))).method == "Welch (Hsu df)"
+    # Two seeds each separated by their whole range no longer count as "better" by themselves.
+    two = Table([ranked_row("a", [25.0, 26.0]), ranked_row("c", [24.0, 24.8])])
+    assert two.compare("a", "c").kind == "inconclusive"
+    # One family: Holm over every ranked candidate against the reference.
+    assert set(table.judge("b")) == {"a", "c"}
+    assert table.compare("a", "b", margin=5.0, margin_label="±5 BLEU").kind == "better"
+
+
+def test_comparisons_refuse_other_budgets_hardware_and_single_runs():
+    a = ranked_row("a", [25.0, 26.0, 27.0])
+    # The same tokens in twice the updates of half the batch is the same budget.
+    assert compare_rows(a, ranked_row("b2048", [24.0, 25.0, 26.0], changes="max_tokens=2048", steps=1200)).p < 1
+    for other, field in ((ranked_row("long", [24.0, 25.0], steps=1200), "budget"),
+                         (ranked_row("gpu", [24.0, 25.0], machine="NVIDIA H100"), "machine")):
+        with pytest.raises(ValueError, match=f"^b: .*{field}"):
+            compare_rows(a, other)
+    with pytest.raises(ValueError, match="^b: one-seed has 1 seed"):
+        compare_rows(a, ranked_row("one-seed", [24.0]))
+    with pytest.raises(ValueError, match="^metric:"):
+        compare_rows(a, a, "bleu")
+    # One new run against the seeds of a row: only at the row's budget, machine and threads.
+    one = one_run_against(31.0, a, "val_bleu", steps=600, machine="machine", threads=1)
+    assert one.method == "one run against seeds" and one.df == 2 and one.difference == pytest.approx(5.0)
+    for kwargs, field in ((dict(steps=1200, machine="machine", threads=1), "steps"),
+                          (dict(steps=600, machine="other", threads=1), "machine"),
+                          (dict(steps=600, machine="machine", threads=2), "threads"),
+                          (dict(machine="machine", threads=1), "steps")):
+        with pytest.raises(ValueError, match=f"^{field}:"):
+            one_run_against(31.0, a, **kwargs)
 
 
 RESULTS = ROOT / "results" / "recipes"

@@ -140,6 +140,9 @@ def test_each_rule_detects_a_large_effect():
     assert rate(stats.welch(a, b).p < 0.05) < 0.2   # unpaired, the same data cannot
     a, b = normal(4000, 5, seed=25) + 3.0, normal(4000, 5, seed=26)
     assert rate(stats.permutation(a, b).p < 0.05) > 0.8
+    a, b = normal(4000, 6, seed=40) + 3.0, normal(4000, 6, seed=41)
+    assert rate(stats.permutation(a, b, paired=True).p < 0.05) > 0.8  # 6 pairs: smallest p 1/32
+    assert rate(stats.permutation(a[:, :5], b[:, :5], paired=True).p < 0.05) == 0  # 5 pairs cannot pass
     seeds = normal(DRAWS, 3, seed=27)
     assert rate(stats.one_against_seeds(10.0, seeds).p < 0.05) > 0.5
     a, b = normal(DRAWS, 3, seed=28), normal(DRAWS, 3, seed=29)

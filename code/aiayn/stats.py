@@ -9,7 +9,8 @@ Which function for which comparison:
   ``welch(a, b, conservative=True)`` in a Holm family of many rows, with unequal numbers of
   seeds, or where the spreads differ threefold (see ``welch``)
 * either, without assuming normal noise: ``permutation(a, b[, paired=True])``. It needs 4 seeds
-  a side (3 against 3 has 20 splits, the smallest two-sided p is 0.1: it can never pass at 5 %)
+  a side (3 against 3 has 20 splits, the smallest two-sided p is 0.1: it can never pass at 5 %),
+  paired 6 pairs (5 pairs have 32 sign patterns, the smallest p is 1/16)
 * one new run against the n >= 2 seeds of a configuration, at the same budget on the same
   hardware ("is it outside the range of three?")                         -> ``one_against_seeds(x, seeds)``
 * "no difference": ``equivalence(comparison, margin)``, the TOST p-value, with a margin chosen

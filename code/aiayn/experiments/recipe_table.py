@@ -4,39 +4,28 @@
     table = recipe_table("results/recipes")
     print(table.to_text())           # one row per candidate: mean and spread over seeds
     table.rows[0].val_bleu.mean      # the numbers the chapter glues
+    table.compare("wide", "small")   # an aiayn.stats.Verdict: .label(lang), .clause(lang)
+    table.judge("small")             # every ranked candidate against one, one Holm family
+
+Comparisons follow ``aiayn.stats``: seed means with a paired t-test where seed k of both
+candidates sees the same batches (same seeds, same batch fields), else Welch's t with Hsu's
+conservative df; noise only at the same budget on the same hardware (``same_setting`` refuses
+anything else); one new run against a candidate's seeds with ``one_run_against``.
 """
 
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import stats
 from .record import processor_name, read_results
 
 # A candidate is ranked once it has this many seeds; with fewer it is listed, not chosen.
 MIN_SEEDS = 2
-# The chapter's verdicts in its other language.
-VERDICTS_ZH = {"better": "更好", "worse": "更差", "within noise": "在噪声之内"}
-
-
-def compare_seeds(a, b, lower_is_better=False) -> str:
-    """"better" only when every seed's value in ``a`` beats every one in ``b``, "worse" when every
-    one falls behind, else "within noise": with a few seeds, their ranges are all the noise there
-    is. ``lower_is_better`` for losses."""
-    if lower_is_better:
-        a, b = [-v for v in a], [-v for v in b]
-    return "better" if min(a) > max(b) else "worse" if max(a) < min(b) else "within noise"
-
-
-def lead_over_best(value: float, others, lower_is_better=False) -> float:
-    """How far ``value`` is ahead of the best of ``others`` (negative when behind it); for losses,
-    ``lower_is_better``. One run against several, to be judged by ``compare_difference``."""
-    return min(others) - value if lower_is_better else value - max(others)
-
-
-def compare_difference(difference: float, noise: float) -> str:
-    """One seed against one: the difference counts only beyond ``noise``, the spread that seeds of
-    one configuration showed elsewhere."""
-    return "better" if difference > noise else "worse" if difference < -noise else "within noise"
+# With the seed, these fields fix the order of the batches (aiayn-train --set): two candidates
+# that agree on them see the same batches under the same seed, and are compared seed by seed.
+BATCH_ORDER = ("max_tokens", "vocab_size", "max_train_pairs")
+METRICS = {"val_bleu": False, "val_loss": True, "test_bleu": False}  # name -> lower is better
 
 
 @dataclass(frozen=True)
@@ -86,11 +75,21 @@ class Table:
             raise ValueError(f"no candidate has {MIN_SEEDS} seeds yet: run `python -m aiayn.experiments.recipes rank`")
         return ranked[0]
 
-    def compare(self, candidate: str, reference: str) -> str:
-        """Returns "better", "worse" or "within noise": better only when every seed of ``candidate``
-        beats every seed of ``reference`` on validation BLEU (with two seeds each, the ranges
-        are all the noise there is to go by)."""
-        return compare_seeds(self.row(candidate).val_bleu.values, self.row(reference).val_bleu.values)
+    def compare(self, candidate: str, reference: str, metric: str = "val_bleu", margin=None,
+                margin_label: str = "") -> stats.Verdict:
+        """``candidate`` against ``reference`` alone (a family of one): "better", "worse",
+        "equivalent within ±margin" (with a ``margin``) or "inconclusive"."""
+        return self.judge(reference, metric, margin, margin_label, [candidate])[candidate]
+
+    def judge(self, reference: str, metric: str = "val_bleu", margin=None, margin_label: str = "",
+              candidates=None) -> dict[str, stats.Verdict]:
+        """Each of ``candidates`` (default: every other candidate with MIN_SEEDS seeds) against
+        ``reference``, Holm-corrected over them as one family."""
+        names = candidates or [r.candidate for r in self.rows
+                               if r.candidate != reference and len(r.seeds) >= MIN_SEEDS]
+        ref = self.row(reference)
+        comparisons = {name: compare_rows(self.row(name), ref, metric) for name in names}
+        return stats.judge(comparisons, margin, margin_label, lower_is_better=METRICS[metric])
 
     def row(self, candidate: str) -> Row:
         for row in self.rows:
@@ -108,6 +107,63 @@ class Table:
                          f"{str(r.val_bleu):>16}{test:>16}{r.cpu_minutes.mean:>9.1f}")
         machines = sorted({f"{r.machine} ({r.threads} thread{'s' * (r.threads > 1)})" for r in self.rows})
         return "\n".join(lines + ["(mean ± half the spread over seeds) " + "; ".join(machines)])
+
+
+def set_fields(row: Row) -> dict[str, str]:
+    """The row's aiayn-train --set fields, as typed ("max_tokens" -> "4096")."""
+    return dict(item.split("=", 1) for item in row.changes.split() if "=" in item)
+
+
+def budget(row: Row) -> int:
+    """Training tokens the row's runs were allowed: updates times the batch's token budget
+    (1,200 updates of 2,048 tokens is the budget of 600 of 4,096)."""
+    return row.steps * int(set_fields(row).get("max_tokens", 1))
+
+
+def same_setting(a: Row, b: Row, name: str = "b") -> None:
+    """Noise is measured at one budget on one machine: raises ValueError (naming ``name``) when
+    ``b`` trained on another token budget, on another processor or with other threads than ``a``."""
+    for field, get in (("budget", budget), ("machine", lambda r: r.machine), ("threads", lambda r: r.threads)):
+        if get(a) != get(b):
+            raise ValueError(f"{name}: {b.candidate} has {field} {get(b)!r}, {a.candidate} {get(a)!r}; "
+                             "compare runs of one budget on one machine")
+
+
+def _values(row: Row, metric: str) -> tuple[float, ...]:
+    if metric not in METRICS:
+        raise ValueError(f"metric: one of {', '.join(METRICS)}, got {metric!r}")
+    spread = getattr(row, metric)
+    if spread is None:
+        raise ValueError(f"metric: {row.candidate} has no {metric}")
+    return spread.values
+
+
+def compare_rows(a: Row, b: Row, metric: str = "val_bleu") -> stats.Comparison:
+    """Mean of ``a`` minus mean of ``b`` over seeds: paired when both ran the same seeds with the
+    same batch fields, else Welch's t (Hsu's df). Needs two seeds each, one budget, one machine."""
+    same_setting(a, b)
+    for name, row in (("a", a), ("b", b)):
+        if len(row.seeds) < 2:
+            raise ValueError(f"{name}: {row.candidate} has {len(row.seeds)} seed; one run against seeds: "
+                             "one_run_against")
+    batches = [{k: set_fields(r).get(k) for k in BATCH_ORDER} for r in (a, b)]
+    if a.seeds == b.seeds and batches[0] == batches[1]:
+        return stats.paired(_values(a, metric), _values(b, metric))
+    return stats.welch(_values(a, metric), _values(b, metric), conservative=True)
+
+
+def one_run_against(value: float, row: Row, metric: str = "val_bleu", steps: int | None = None,
+                    machine: str | None = None, threads: int | None = None) -> stats.Comparison:
+    """One new run's ``value`` against the seeds of ``row`` (a prediction interval: value minus
+    their mean); ``steps``, ``machine`` and ``threads`` of the new run must be the row's."""
+    for field, given in (("steps", steps), ("machine", machine), ("threads", threads)):
+        if given is None:
+            raise ValueError(f"{field}: say the new run's {field}; noise is only known at the row's "
+                             f"({getattr(row, field)!r})")
+        if given != getattr(row, field):
+            raise ValueError(f"{field}: the new run has {given!r}, {row.candidate}'s seeds "
+                             f"{getattr(row, field)!r}; compare runs of one budget on one machine")
+    return stats.one_against_seeds(value, _values(row, metric))
 
 
 def recipe_table(results, candidates=None) -> Table:
