@@ -60,8 +60,8 @@ def words(text: str) -> int:
 
 def main_path(markdown: str) -> str:
     """The markdown outside dropdowns, toggles and ``:class: dropdown`` blocks, without directive
-    fences and options. Fenced code (a listing) counts, as ../shared/tools/chapter_metrics.py
-    counts it: a listing in the main path is reading too."""
+    fences and options (fenced code stays here; ``words`` then cuts it with the code spans, as
+    ../shared/tools/chapter_metrics.py does)."""
     stack, kept = [], []
     lines = markdown.splitlines()
     for i, line in enumerate(lines):

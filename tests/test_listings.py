@@ -55,3 +55,14 @@ def test_refresh_fills_a_block_and_leaves_other_code_alone(tmp_path):
 def test_a_wrong_header_is_named(header, message):
     with pytest.raises(listings.ListingError, match=message):
         listings.listing(header)
+
+
+def test_a_loop_that_only_checks_goes_with_its_checks(tmp_path, monkeypatch):
+    module = tmp_path / "aiayn" / "m.py"
+    module.parent.mkdir()
+    module.write_text("def f(xs, k):\n    for x in xs:\n        check_rank('x', x, 2)\n"
+                      "    if k:\n        check_k(k)\n    else:\n        k = 1\n    return k\n")
+    monkeypatch.setattr(listings, "ROOT", tmp_path)
+    monkeypatch.setattr(listings, "source_file", lambda path: tmp_path / path)
+    assert listings.listing("# aiayn/m.py: f, without argument checks").splitlines() == [
+        "def f(xs, k):", "    if k:", "        check_k(k)", "    else:", "        k = 1", "    return k"]

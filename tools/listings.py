@@ -75,18 +75,26 @@ def _is_check(stmt: ast.stmt) -> bool:
                 and value.func.id.startswith("check_"))
     if isinstance(stmt, ast.Expr) or isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return is_check_call(stmt.value)
-    if isinstance(stmt, ast.If):
-        return not stmt.orelse and all(_is_check(s) for s in stmt.body)
+    if isinstance(stmt, (ast.If, ast.For, ast.While, ast.With)):
+        # A block whose body only checks (an `if`, or a loop over the arguments) goes whole:
+        # leaving it would leave a header with an empty body.
+        return not getattr(stmt, "orelse", None) and all(_is_check(s) for s in stmt.body)
     return False
 
 
 def _check_lines(node: ast.AST) -> set[int]:
-    """1-based line numbers of the check statements anywhere inside ``node``."""
+    """1-based line numbers of the check statements inside ``node``. A check goes only from a
+    block that keeps another statement: emptying a block would leave a header without a body."""
     out = set()
     for child in ast.walk(node):
-        for stmt in getattr(child, "body", []) if isinstance(getattr(child, "body", None), list) else []:
-            if isinstance(stmt, ast.stmt) and _is_check(stmt):
-                out.update(range(stmt.lineno, stmt.end_lineno + 1))
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(child, field, None)
+            if not (isinstance(block, list) and block and all(isinstance(s, ast.stmt) for s in block)):
+                continue
+            checks = [s for s in block if _is_check(s)]
+            if len(checks) < len(block):
+                for stmt in checks:
+                    out.update(range(stmt.lineno, stmt.end_lineno + 1))
     return out
 
 
