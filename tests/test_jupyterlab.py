@@ -30,7 +30,7 @@ import published  # noqa: E402
 
 # The chapter opened in each language: it has synced NumPy/PyTorch tab sets and hidden cells.
 CHAPTERS = ["scaled_dot_product_attention"]
-# To try a change to a chapter on a copy first: AIAYN_LAB_NOTEBOOK_DIR=<folder with en/ and zh/>.
+# To try a change to a chapter on a copy first: AIAYN_LAB_NOTEBOOK_DIR=<a copy of the checkout>.
 NOTEBOOK_DIR = Path(os.environ["AIAYN_LAB_NOTEBOOK_DIR"]) if os.environ.get("AIAYN_LAB_NOTEBOOK_DIR") else None
 LANGS = ("en", "zh")
 GLUE_ROLE = re.compile(r"\{glue(?::\w*)?\}`([^`]*)`")
@@ -96,7 +96,7 @@ def first_checkable_cell(nb) -> int:
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_a_chapter_renders_as_in_the_book_and_runs(lab_page, chapter, lang, tmp_path):
     lab, page, errors = lab_page
-    notebook = f"{lang}/{chapter}.ipynb"
+    notebook = f"chapters/{lang}/{chapter}.ipynb"
     nb = nbformat.read(lab.notebook_dir / notebook, as_version=4)
     errors.clear()
     counts = lab_session.open_notebook(page, lab, notebook)

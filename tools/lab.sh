@@ -6,8 +6,9 @@
 # notebooks' kernel ("python3") is .venv's Python, with the course package installed, and the
 # markdown renders as in the book: tabs, dropdowns, admonitions, math, figures and tables
 # (docs/writing-chapters.md lists what it does not render; tests/test_jupyterlab.py opens a
-# chapter per language through this script). AIAYN_NOTEBOOK_DIR serves another folder than
-# chapters/ (a copy to try changes on).
+# chapter per language through this script). It serves the whole checkout, as Binder does, so a
+# page's links and images into docs/ or code/ resolve, and opens on chapters/.
+# AIAYN_NOTEBOOK_DIR serves another folder (a copy of the checkout to try changes on).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/tools/setup.sh"
@@ -20,5 +21,5 @@ fi
 # Jupyter refuses to run as root unless told; containers (and CI) often are root.
 as_root=()
 if [ "$(id -u)" -eq 0 ]; then as_root=(--allow-root); fi
-exec "$root/.venv/bin/jupyter" lab --notebook-dir="${AIAYN_NOTEBOOK_DIR:-$root/chapters}" \
-  "${as_root[@]+"${as_root[@]}"}" "$@"
+exec "$root/.venv/bin/jupyter" lab --notebook-dir="${AIAYN_NOTEBOOK_DIR:-$root}" \
+  --ServerApp.default_url=/lab/tree/chapters "${as_root[@]+"${as_root[@]}"}" "$@"

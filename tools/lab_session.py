@@ -2,8 +2,7 @@
 tools/screenshots.py open chapters in it.
 
     with jupyterlab() as lab:                  # 127.0.0.1, a free port, a random token
-        page.goto(lab.url("en/positional_encoding.ipynb"))
-        open_notebook(page, lab, "en/positional_encoding.ipynb")
+        open_notebook(page, lab, "chapters/en/positional_encoding.ipynb")
 
 The server is the reader's own command, lab.sh, run with its usual set-up; only what a test
 must not leave behind is redirected: JupyterLab's settings, workspaces, runtime and data
@@ -40,10 +39,11 @@ class Lab:
     base: str  # http://127.0.0.1:<port>
     token: str
     log: Path
-    notebook_dir: Path  # what it serves: chapters/ or a copy
+    notebook_dir: Path  # what it serves: the checkout, or a copy of it
 
     def url(self, notebook: str) -> str:
-        """The JupyterLab page that opens <notebook> alone (?reset: no tabs of an earlier visit)."""
+        """The JupyterLab page that opens <notebook> (e.g. chapters/en/x.ipynb) alone (?reset: no
+        tabs of an earlier visit)."""
         return f"{self.base}/lab/tree/{notebook}?reset&token={self.token}"
 
 
@@ -55,7 +55,7 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def jupyterlab(notebook_dir: Path | None = None, start_timeout: float = 120) -> Iterator[Lab]:
-    """lab.sh serving chapters/ (or `notebook_dir`, a copy to try changes on)."""
+    """lab.sh serving the checkout (or `notebook_dir`, a copy of it to try changes on)."""
     with tempfile.TemporaryDirectory(prefix="aiayn-lab-") as tmp:
         tmp = Path(tmp)
         for name, values in SETTINGS.items():
@@ -76,7 +76,7 @@ def jupyterlab(notebook_dir: Path | None = None, start_timeout: float = 120) -> 
                  # JupyterLab checkpoints a notebook when it opens it: not into chapters/.
                  f"--FileCheckpoints.checkpoint_dir={tmp / 'checkpoints'}"],
                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        lab = Lab(f"http://127.0.0.1:{port}", token, log, Path(notebook_dir or ROOT / "chapters"))
+        lab = Lab(f"http://127.0.0.1:{port}", token, log, Path(notebook_dir or ROOT))
         try:
             _wait_until_up(lab, server, start_timeout)
             yield lab
@@ -119,7 +119,7 @@ RENDERED_JS = """(expected) => new Promise(resolve => {
 
 
 def open_notebook(page, lab: Lab, notebook: str) -> dict:
-    """Open <notebook> (e.g. en/x.ipynb) and wait until its markdown is rendered; returns the counts of
+    """Open <notebook> (e.g. chapters/en/x.ipynb) and wait until its markdown is rendered; returns the counts of
     markdown cells, those jupyterlab-myst rendered, and those rendered without it."""
     import nbformat
 

@@ -55,7 +55,7 @@ def take_lab(notebook_dir: Path | None = None) -> list[Path]:
     with lab_session.jupyterlab(notebook_dir) as lab, browser.chromium(VIEWPORT) as context:
         page = context.new_page()
         for lang in LANGS:
-            counts = lab_session.open_notebook(page, lab, f"{lang}/{CHAPTER}.ipynb")
+            counts = lab_session.open_notebook(page, lab, f"chapters/{lang}/{CHAPTER}.ipynb")
             if counts["myst"] != counts["expected"]:
                 sys.exit(f"{lang}: jupyterlab-myst rendered {counts['myst']} of {counts['expected']} markdown cells")
             tabs = page.locator(".myst-tab-set").first
@@ -70,7 +70,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--html", type=Path, help="an existing build's html folder (default: build one)")
     parser.add_argument("--only", choices=("book", "lab"), help="only the book's or only JupyterLab's")
-    parser.add_argument("--lab-dir", type=Path, help="serve this copy of chapters/ in JupyterLab instead")
+    parser.add_argument("--lab-dir", type=Path, help="serve this copy of the checkout in JupyterLab instead")
     args = parser.parse_args()
     TARGET.mkdir(parents=True, exist_ok=True)
     written = []
