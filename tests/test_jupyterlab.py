@@ -174,11 +174,15 @@ def test_lab_view_collapses_hidden_code_cells_only():
     assert not lab_view.collapse_hidden_cells(nb)  # idempotent
 
 
-def test_lab_view_puts_the_note_after_the_set_up_cell_only_where_glue_roles_are():
+def test_lab_view_puts_the_note_after_the_set_up_cell_of_an_appendix_page_with_glue_roles(monkeypatch):
     config = published.book_config()
     path = ROOT / "chapters" / "zh" / "some_page.ipynb"
-    setup = nbformat.v4.new_code_cell("pass", id="colab-setup", metadata={"tags": ["remove-cell"]})
+    setup = nbformat.v4.new_code_cell("pass", id="colab-setup",
+                                      metadata={"tags": ["remove-cell"], "jupyter": {"source_hidden": True}})
     nb = _notebook(setup, nbformat.v4.new_markdown_cell("# 标题\n\n值为 {glue:text}`k:.2f`。"))
+    before = nbformat.writes(nb)
+    assert not lab_view.apply(nb, path, config) and nbformat.writes(nb) == before  # a lesson: no note
+    monkeypatch.setattr(lab_view, "appendix_pages", lambda lang: {"some_page"})
     assert lab_view.apply(nb, path, config)
     note = nb.cells[1]
     assert note.id == lab_view.NOTE_ID and note.metadata["tags"] == ["remove-cell"]
@@ -187,6 +191,12 @@ def test_lab_view_puts_the_note_after_the_set_up_cell_only_where_glue_roles_are(
     nb.cells[2].source = "# 标题\n\n值为 3.14。"  # the roles gone: so is the note
     assert lab_view.apply(nb, path, config) and [c.get("id") for c in nb.cells][:1] == ["colab-setup"]
     assert all(c.get("id") != lab_view.NOTE_ID for c in nb.cells)
+
+
+def test_appendix_pages_are_read_from_the_toc_captions():
+    for lang in LANGS:
+        pages = lab_view.appendix_pages(lang)
+        assert "preface" not in pages and "scaled_dot_product_attention" not in pages
 
 
 def test_published_urls_follow_github_pages():

@@ -8,9 +8,10 @@
    ``metadata.jupyter.source_hidden`` is true, so JupyterLab shows its first line and "•••".
    Its outputs stay visible: a check that passes prints nothing, one that fails shows why.
    A visible cell loses a stale ``source_hidden``.
-2. jupyterlab-myst cannot fill in ``{glue}`` roles (it shows the key's name), so a notebook whose
-   markdown keeps them (appendix pages) gets a first note, after the Colab set-up cell, linking
-   its rendered page in the published book. The note is tagged ``remove-cell``: the book does
+2. jupyterlab-myst cannot fill in ``{glue}`` roles (it shows the key's name), so an appendix page
+   (a toc part whose caption says appendix, lab notebook, 附录 or 实验记录) whose markdown keeps
+   them gets a first note, after the Colab set-up cell, linking its rendered page in the
+   published book. Lessons have no glue roles (tests/test_learner_form.py). The note is tagged ``remove-cell``: the book does
    not show it; tools/export_colab.py drops it (the export fills the values in).
 """
 
@@ -27,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HIDDEN_TAGS = {"remove-cell", "remove-input", "hide-input", "hide-cell"}
 NOTE_ID = "lab-note"
 GLUE_ROLE = re.compile(r"\{glue(?::\w*)?\}`")
+APPENDIX = re.compile(r"appendix|lab notebook|附录|实验记录", re.I)  # as tests/test_learner_form.py
 NOTE = {
     "en": "> **In JupyterLab** this page shows the names of numbers its cells compute, not the "
           "numbers: read it with them filled in at [the published book]({url}).",
@@ -87,10 +89,20 @@ def place_note(nb, source: str | None) -> bool:
     return True
 
 
+def appendix_pages(lang: str) -> set[str]:
+    """The pages of the language's toc parts that are appendices."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / ("_toc.yml" if lang == "en" else f"_toc.{lang}.yml")).read_text(encoding="utf8"))
+    return {Path(entry["file"]).name for part in toc.get("parts", []) if APPENDIX.search(part.get("caption", ""))
+            for entry in part.get("chapters", []) + [s for c in part.get("chapters", []) for s in c.get("sections", [])]}
+
+
 def apply(nb, path: Path, config: dict) -> bool:
     """Both steps on a notebook at chapters/<lang>/<name>.ipynb; True if anything changed."""
     lang, name = path.parent.name, path.stem
-    note = note_source(config, lang, name) if uses_glue_roles(nb) else None
+    in_appendix = name in appendix_pages(lang) if lang in ("en", "zh") else False
+    note = note_source(config, lang, name) if in_appendix and uses_glue_roles(nb) else None
     changed = collapse_hidden_cells(nb)
     return place_note(nb, note) or changed
 
