@@ -92,6 +92,7 @@ def test_the_whole_pipeline_on_a_tiny_configuration(monkeypatch, tmp_path, capsy
     assert parsing.main(["--steps", "3", "--out", str(out)]) == 0
     values = json.loads(out.read_text())["values"]
     assert values["data"]["scored"] == 6 and len(values["training"]["history"]) == 1
+    assert values["training"]["seed"] == parsing.DATA["seed"]
     assert values["training"]["averaged_steps"] == [2, 3]  # the last two checkpoints, averaged
     assert set(values["scores"]) == {"transformer", "transformer_greedy", "grammar", "right_branching", "flat"}
     assert values["scores"]["grammar"]["f1"] > 50 and values["scores"]["flat"]["precision"] == 100.0
@@ -99,7 +100,16 @@ def test_the_whole_pipeline_on_a_tiny_configuration(monkeypatch, tmp_path, capsy
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("argv", [["--steps", "0"], ["--sentences", "1001"], ["--split", "dev", "--sentences", "501"]])
+def test_the_seed_moves_the_training_and_keeps_the_treebank(data):
+    torch.set_num_threads(1)
+    every = parsing.TRAINING["log_every"]
+    small = {"train": data["train"][:200]}
+    first, again, other = (parsing.train(small, every, seed)[0].history[0]["loss"] for seed in (0, 0, 1))
+    assert first == again and first != other  # same seed, same loss; another seed, another
+
+
+@pytest.mark.parametrize("argv", [["--steps", "0"], ["--sentences", "1001"], ["--split", "dev", "--sentences", "501"],
+                                  ["--seed", "-1"]])
 def test_bad_command_lines_exit_2_with_one_line(argv, capsys):
     assert parsing.main(argv) == 2
     err = capsys.readouterr().err
