@@ -26,6 +26,7 @@ def test_binder_uses_the_same_pins_and_the_cpu_torch():
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in lines
     pins = (ROOT / "requirements.txt").read_text(encoding="utf8")
     assert "jupyterlab==" in pins  # Binder opens JupyterLab (launch_buttons.notebook_interface)
+    assert "jupyterlab-myst==" in pins  # ... which renders the chapters' MyST, as tools/lab.sh's does
     assert "torch==" in pins
 
 
