@@ -74,7 +74,8 @@ def _directive(lines: list[str], start: int) -> tuple[dict, int]:
         body.append(line)
         i += 1
     else:
-        raise ValueError(f"{m['name']} directive opened with {fence} is never closed")
+        raise ValueError(f"the {{{m['name']}}} directive opened with {fence} is "
+                         "never closed; a directive that holds others needs a longer fence than theirs")
     indent = len(m["indent"])
     body = [l[indent:] if l[:indent].strip() == "" else l for l in body]
     return dict(name=m["name"], arg=m["arg"].strip(), options=options, body=body), i + 1
@@ -167,7 +168,10 @@ def _blocks(lines: list[str], page: Page) -> list[str]:
             fence = None if _closes(line, fence) else fence
         elif OPEN.match(line):
             flush()
-            directive, i = _directive(lines, i)
+            try:
+                directive, i = _directive(lines, i)
+            except ValueError as error:
+                raise ValueError(f"{page.where}: {error}") from None
             out += _render(directive, page)
             continue
         elif PLAIN_FENCE.match(line):
