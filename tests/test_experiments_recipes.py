@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from aiayn.data.batching import TokenBatches, source_ids, target_ids
-from aiayn.experiments import budget, gpu, recipes
+from aiayn.experiments import budget, decoding, gpu, recipes
 from aiayn.experiments.mfu import training_flops
 from aiayn.experiments.recipe_runs import run_config, train_command
 from aiayn.experiments.recipe_table import (Row, Spread, Table, chapter_numbers, compare_rows, one_run_against,
@@ -105,7 +105,9 @@ def test_budget_keeps_the_models_that_shorter_runs_give(tmp_path):
                          "--results", str(results), "--out", str(out), "--quiet"]) == 0
     points = read_results(results / "multi30k-tiny.json")["values"]["points"]
     assert [(p["minutes"], p["step"]) for p in points] == [(1, 2), (2, 4)]
-    assert all(p["test_2016_flickr_sentences"] == 8 and p["cpu_seconds"] > 0 for p in points)
+    assert all(p["val_sentences"] == 8 and p["cpu_seconds"] > 0 for p in points)
+    # The test set is sealed: no budget decodes it (decoding does, once, for the model chosen).
+    assert not any(key.startswith("test_2016_flickr") for p in points for key in p)
     assert points[0]["train_seconds"] < points[1]["train_seconds"]
     # The model kept after 2 updates is the one a 2-update run ends with.
     short = tmp_path / "short"
@@ -127,7 +129,7 @@ def test_budget_resume_adds_longer_budgets_and_keeps_the_earlier_points(tmp_path
     points = record["values"]["points"]
     assert points[0] == first["values"]["points"][0]  # neither trained nor scored again
     assert [(p["minutes"], p["step"]) for p in points] == [(1, 2), (2, 4)]
-    assert points[1]["train_seconds"] > points[0]["train_seconds"] and points[1]["test_2016_flickr_sentences"] == 8
+    assert points[1]["train_seconds"] > points[0]["train_seconds"] and points[1]["val_sentences"] == 8
     assert record["values"]["resumed"] == {"command": first["command"], "commit": first["commit"],
                                            "machine": first["machine"], "seconds": first["seconds"], "steps": [2]}
     assert "--resume" in record["values"]["aiayn_train"]
@@ -163,9 +165,29 @@ def test_budget_with_set_names_its_file_after_the_changes(tmp_path):
 
 
 @needs_data
-def test_decoding_is_chosen_on_validation_then_scored_on_test(tmp_path):
+def test_decoding_is_chosen_and_gated_on_validation_then_decodes_test_once(tmp_path, monkeypatch):
     train(["--config", "multi30k-tiny", "--steps", "2", "--out", str(tmp_path / "run"), "--no-eval", "--quiet",
            "--device", "cpu"])
+    decoded = []  # which split each translate call decoded, by its number of sentences
+    sizes = {}
+    real_translate = decoding.translate
+
+    def counting_translate(model, tokenizer, sources, beam, alpha):
+        decoded.append((sizes[len(sources)], beam, alpha))
+        return real_translate(model, tokenizer, sources, beam, alpha)
+
+    monkeypatch.setattr(decoding, "translate", counting_translate)
+    sizes |= {8: "val"}  # --max-sentences 8 for validation ...
+    real_load = decoding.load_split
+
+    def load(split, data_dir=None):  # ... and 7 for the test set, to tell the two apart
+        src, ref = real_load(split, data_dir)
+        if split == decoding.TEST_SPLIT:
+            sizes[7] = split
+            return src[:7], ref[:7]
+        return src, ref
+
+    monkeypatch.setattr(decoding, "load_split", load)
     assert recipes.main(["decoding", "--model", str(tmp_path / "run" / "averaged.pt"), "--name", "tiny",
                          "--beams", "1", "2", "--alphas", "0.6", "--max-sentences", "8",
                          "--results", str(tmp_path / "decoding")]) == 0
@@ -175,10 +197,28 @@ def test_decoding_is_chosen_on_validation_then_scored_on_test(tmp_path):
     best = max(r["val_bleu"] for r in values["grid"])
     first_best = next(r for r in values["grid"] if r["val_bleu"] == best)
     assert values["chosen"] == {"beam_size": first_best["beam_size"], "alpha": first_best["alpha"]}
-    assert values["val_sentences"] == values["test_sentences"] == 8
-    chosen = f"beam {values['chosen']['beam_size']}, alpha {values['chosen']['alpha']}"
-    assert set(values["test_bleu"]) == {"beam 4, alpha 0.6", chosen}
-    assert ("test_p_value" in values) == (chosen != "beam 4, alpha 0.6")
+    chosen, paper = decoding.setting_name(**values["chosen"]), decoding.setting_name(*decoding.PAPER)
+    # The gate runs on validation: a bootstrap p-value only when the best is not the paper's.
+    assert ("val_p_value" in values) == (chosen != paper) and "test_p_value" not in values
+    adopted = chosen if values.get("val_p_value", 1.0) < 0.05 else paper
+    assert decoding.setting_name(**values["adopted"]) == values["test_setting"] == adopted
+    assert set(values["val_hypotheses"]) == {paper, chosen}
+    assert all(len(h) == values["val_sentences"] == 8 for h in values["val_hypotheses"].values())
+    # The test set, decoded once, with the adopted setting, after every validation decoding.
+    assert [d for d in decoded if d[0] == "test_2016_flickr"] == [("test_2016_flickr", *values["adopted"].values())]
+    assert decoded[-1][0] == "test_2016_flickr" and len(decoded) == len(values["grid"]) + 1
+    assert values["test_sentences"] == 7 and 0 <= values["test_bleu"] <= 100 and "case:lc" in values["signature_lowercase"]
+
+
+def test_the_validation_bootstrap_separates_a_better_system_and_not_an_equal_one():
+    references = [f"ein hund läuft über die wiese nummer {i} am morgen" for i in range(80)]
+    worse = [r.split()[0] + " katze" for r in references]
+    assert decoding.bootstrap({"paper": worse, "candidate": references}, references) < 0.05
+    assert decoding.bootstrap({"paper": references, "candidate": list(references)}, references) == 1.0
+    mixed = [r if i % 2 else w for i, (r, w) in enumerate(zip(references, worse))]
+    assert decoding.bootstrap({"paper": mixed, "candidate": mixed[1:] + mixed[:1]}, references) > 0.05
+    with pytest.raises(ValueError, match="^hypotheses:"):
+        decoding.bootstrap({"one": references}, references)
 
 
 def test_budget_files_of_other_seeds_and_their_glue_keys(tmp_path):
@@ -194,6 +234,24 @@ def test_budget_files_of_other_seeds_and_their_glue_keys(tmp_path):
     assert numbers["budget_60min_test_bleu"] == 39.0 and numbers["budget_seed1_60min_test_bleu"] == 38.5
     assert numbers["budget_config"] == "multi30k-laptop"
     assert numbers["budget_seed1_machine"] == numbers["budget_machine"] == processor_name({"machine": describe()})
+
+
+def test_files_of_the_sealed_test_set_give_their_keys(tmp_path):
+    """Since the test set is sealed, a budget file holds validation scores only and a decoding
+    file one test score, the adopted setting's; the keys of both formats are read."""
+    point = {"minutes": 60, "step": 3950, "train_seconds": 3600.0, "val_bleu": 38.84, "averaged_val_loss": 1.647}
+    Recorder().write(budget.budget_path(tmp_path / "budget", "multi30k-laptop"),
+                     {"config": "multi30k-laptop", "seed": 0, "points": [point]})
+    grid = [{"beam_size": 4, "alpha": 0.6, "val_bleu": 39.32}, {"beam_size": 5, "alpha": 1.0, "val_bleu": 39.38}]
+    Recorder().write(tmp_path / "recipes" / "decoding" / "sealed.json", {
+        "grid": grid, "paper": {"beam_size": 4, "alpha": 0.6}, "chosen": {"beam_size": 5, "alpha": 1.0},
+        "adopted": {"beam_size": 4, "alpha": 0.6}, "val_p_value": 0.31, "test_setting": "beam 4, alpha 0.6",
+        "test_bleu": 39.94})
+    numbers = chapter_numbers(tmp_path)
+    assert numbers["budget_60min_val_bleu"] == 38.8 and "budget_60min_test_bleu" not in numbers
+    assert numbers["decoding_sealed_adopted_test_bleu"] == numbers["decoding_sealed_paper_test_bleu"] == 39.9
+    assert "decoding_sealed_chosen_test_bleu" not in numbers and numbers["decoding_sealed_chosen_val_bleu"] == 39.4
+    assert numbers["decoding_sealed_val_p_value"] == 0.31
 
 
 @pytest.mark.parametrize("machine, name", [("Intel(R) Xeon(R) Processor; 2 logical CPUs; Python 3.11.7", "Intel Xeon"),
@@ -257,7 +315,8 @@ def test_gpu_script_dry_run_on_cpu(tmp_path, monkeypatch):
     assert "kernels_per_step" not in rows["fused"]["profile"]
     small = read_results(out / f"{small_name}.json")["values"]
     assert small["model_tflops_per_s"] > 0 and small["mfu"] is None  # no peak for a CPU
-    assert {"val_bleu", "test_2016_flickr_bleu", "train_and_eval_seconds"} <= set(small) and small["compiled"]
+    assert {"val_bleu", "train_and_eval_seconds"} <= set(small) and small["compiled"]
+    assert "test_2016_flickr_bleu" not in small  # a changed recipe (--set) is a candidate: validation only
     assert small["config"]["seed"] == 1 and "--seed 1 " in small["aiayn_train"]
     assert small["config"]["label_smoothing"] == 0.2 and "label_smoothing=0.2" in small["aiayn_train"]
 

@@ -234,19 +234,27 @@ def chapter_numbers(results) -> dict[str, object]:
         for p in values["points"]:
             k = f"{prefix}_{p['minutes']}min"
             numbers |= {f"{k}_updates": p["step"], f"{k}_minutes": round(p["train_seconds"] / 60, 1),
-                        f"{k}_val_bleu": round(p["val_bleu"], 1), f"{k}_test_bleu": round(p["test_2016_flickr_bleu"], 1),
-                        f"{k}_val_loss": round(p["averaged_val_loss"], 3)}
+                        f"{k}_val_bleu": round(p["val_bleu"], 1), f"{k}_val_loss": round(p["averaged_val_loss"], 3)}
+            if "test_2016_flickr_bleu" in p:  # budgets decoded test until the test set was sealed
+                numbers[f"{k}_test_bleu"] = round(p["test_2016_flickr_bleu"], 1)
     for path in sorted((results / "recipes" / "decoding").glob("*.json")):  # aiayn.experiments.decoding
         v = read_results(path)["values"]
         k = f"decoding_{glue_key(path.stem)}"
         val = {(r["beam_size"], r["alpha"]): r["val_bleu"] for r in v["grid"]}
-        for which in ("paper", "chosen"):
+        # Test BLEU by setting: two settings in files written before the test set was sealed, since
+        # then the adopted one alone (aiayn.experiments.decoding).
+        tests = v["test_bleu"] if isinstance(v["test_bleu"], dict) else {v["test_setting"]: v["test_bleu"]}
+        for which in ("paper", "chosen", "adopted"):
+            if which not in v:
+                continue
             setting = (v[which]["beam_size"], v[which]["alpha"])
             numbers |= {f"{k}_{which}_beam": setting[0], f"{k}_{which}_alpha": setting[1],
-                        f"{k}_{which}_val_bleu": round(val[setting], 1),
-                        f"{k}_{which}_test_bleu": round(v["test_bleu"][f"beam {setting[0]}, alpha {setting[1]}"], 1)}
-        if "test_p_value" in v:
-            numbers[f"{k}_test_p_value"] = round(v["test_p_value"], 2)
+                        f"{k}_{which}_val_bleu": round(val[setting], 1)}
+            if (name := f"beam {setting[0]}, alpha {setting[1]}") in tests:
+                numbers[f"{k}_{which}_test_bleu"] = round(tests[name], 1)
+        for p_value in ("test_p_value", "val_p_value"):
+            if p_value in v:
+                numbers[f"{k}_{p_value}"] = round(v[p_value], 2)
     if (results / "gpu" / "machine.json").is_file():
         v = read_results(results / "gpu" / "machine.json")["values"]
         numbers |= {"gpu_name": v["gpu"], "gpu_matmul_tflops": round(v["matmul_bf16_tflops"]),
@@ -269,7 +277,9 @@ def chapter_numbers(results) -> dict[str, object]:
         name, seed = path.stem.rsplit("_seed", 1)
         seeds.setdefault(name, []).append(v)
         k = f"gpu_{glue_key(name)}" + ("" if seed == "0" else f"_seed{seed}")
-        numbers |= {f"{k}_test_bleu": round(v["test_2016_flickr_bleu"], 1), f"{k}_val_bleu": round(v["val_bleu"], 1),
+        if "test_2016_flickr_bleu" in v:  # a candidate (--set) is scored on validation only
+            numbers[f"{k}_test_bleu"] = round(v["test_2016_flickr_bleu"], 1)
+        numbers |= {f"{k}_val_bleu": round(v["val_bleu"], 1),
                     f"{k}_val_loss": round(v["averaged_val_loss"], 3), f"{k}_updates": v["steps"],
                     f"{k}_minutes": round(v["train_and_eval_seconds"] / 60, 1),
                     f"{k}_train_minutes": round(v["train_seconds"] / 60, 1),
@@ -281,6 +291,8 @@ def chapter_numbers(results) -> dict[str, object]:
             k = f"gpu_{glue_key(name)}"
             numbers[f"{k}_seeds"] = len(runs)
             for split, key in (("test", "test_2016_flickr_bleu"), ("val", "val_bleu")):
+                if not all(key in r for r in runs):
+                    continue
                 bleu = Spread(tuple(r[key] for r in runs))
                 numbers |= {f"{k}_{split}_bleu_mean": round(bleu.mean, 1),
                             f"{k}_{split}_bleu_spread": round(bleu.spread, 1)}
