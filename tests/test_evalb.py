@@ -4,7 +4,9 @@ COLLINS.prm at a time (the examples of rules 3 and 5 are those of EVALB's README
 import pytest
 from nltk import Tree
 
-from aiayn.inference.evalb import Score, brackets, corpus_score, length, score
+import numpy as np
+
+from aiayn.inference.evalb import Score, brackets, corpus_score, length, paired_randomisation, score
 
 T = Tree.fromstring
 GOLD = T("(S (NP (PRP she)) (VP (VBD saw) (NP (DT the) (NN man)) "
@@ -95,3 +97,40 @@ def test_a_sentence_with_other_words_is_an_error_not_a_skip():
         corpus_score([GOLD], [])
     with pytest.raises(ValueError, match="no part-of-speech tag"):
         brackets(T("(S he (VP (VBD left)))"))
+
+
+def _parsers(rng, sentences: int, better: float = 0.0):
+    """Per-sentence (matched, gold, test) of two parsers on the same sentences; each bracket of
+    a is right with probability 0.85, of b with 0.85 + better (both write as many as the gold)."""
+    gold = rng.integers(2, 15, size=sentences)
+    a = np.stack([rng.binomial(gold, 0.85), gold, gold], axis=1)
+    b = np.stack([rng.binomial(gold, 0.85 + better), gold, gold], axis=1)
+    return a, b
+
+
+def test_paired_randomisation_by_hand_and_its_arguments():
+    a = [Score(6, 6, 7, 1, 0), Score(3, 3, 3, 1, 1)]
+    b = [(6, 6, 6), (2, 3, 3)]
+    difference, p = paired_randomisation(a, b, rounds=2000)
+    assert difference == pytest.approx(200 * 9 / 19 - 200 * 8 / 18)  # corpus F1 = 2m/(g+t)
+    # Two sentences, 4 equally likely swaps: none (+5.8), both (-5.8), one or the other (±15.8):
+    # every one is at least as far from 0 as the observed difference, so p = 1.
+    assert p == 1.0
+    one_sided = [Score(3, 3, 3, 1, 1)] * 12
+    assert paired_randomisation(one_sided, [(2, 3, 3)] * 12, rounds=2000)[1] < 0.01  # a wins everywhere
+    with pytest.raises(ValueError, match="one score per sentence"):
+        paired_randomisation(a, b[:1])
+    with pytest.raises(ValueError, match="gold bracket counts differ"):
+        paired_randomisation(a, [(6, 7, 6), (2, 3, 3)])
+    with pytest.raises(ValueError, match="rounds"):
+        paired_randomisation(a, b, rounds=0)
+
+
+def test_paired_randomisation_false_positives_at_most_5_percent_and_it_finds_a_real_difference():
+    # Under the null (two parsers equally good) the test rejects at 5 % about 5 % of the time:
+    # 400 simulated comparisons of 100 sentences, a 95 % band of about 3-7 % around a true 5 %.
+    rng = np.random.default_rng(0)
+    null = [paired_randomisation(*_parsers(rng, 100), rounds=499, seed=i)[1] for i in range(400)]
+    assert np.mean(np.array(null) < 0.05) <= 0.07
+    found = [paired_randomisation(*_parsers(rng, 100, better=0.1), rounds=499, seed=i)[1] for i in range(50)]
+    assert np.mean(np.array(found) < 0.05) > 0.8  # 0.85 against 0.95 per bracket: found nearly always

@@ -93,6 +93,11 @@ def test_the_whole_pipeline_on_a_tiny_configuration(monkeypatch, tmp_path, capsy
     values = json.loads(out.read_text())["values"]
     assert values["data"]["scored"] == 6 and len(values["training"]["history"]) == 1
     assert values["training"]["seed"] == parsing.DATA["seed"]
+    rows = values["per_sentence"]
+    assert len(rows["length"]) == len(rows["transformer"]) == len(rows["transformer_greedy"]) == 6
+    for name in ("transformer", "transformer_greedy"):  # the sentences add up to the corpus score
+        s = values["scores"][name]
+        assert [sum(column) for column in zip(*rows[name])] == [s["matched"], s["gold"], s["test"]]
     assert values["training"]["averaged_steps"] == [2, 3]  # the last two checkpoints, averaged
     assert set(values["scores"]) == {"transformer", "transformer_greedy", "grammar", "right_branching", "flat"}
     assert values["scores"]["grammar"]["f1"] > 50 and values["scores"]["flat"]["precision"] == 100.0

@@ -11,7 +11,8 @@ decodes the test sentences with the paper's parsing settings (beam 21, alpha 0.3
 input length + 300 tokens), repairs malformed outputs, and scores them with EVALB's rules
 (``aiayn.inference.evalb``) next to three references: a right-branching tree, a flat tree (one
 bracket), and the grammar's own most probable parse. The results file, results/parsing/
-parsing.json, holds the scores, F1 by sentence length, the training history and failure cases.
+parsing.json, holds the scores, F1 by sentence length, each sentence's bracket counts (beam and
+greedy), the training history and failure cases.
 ``--seed`` changes the training seed (initial weights, batch order) and keeps the treebank:
 the development runs, results/parsing/dev_seed{0,1,2}.json, measure how much a seed moves F1.
 """
@@ -228,8 +229,16 @@ def run(steps: int, sentences: int, split: str, sizes: dict = DATA, seed: int | 
         "decoding": {**DECODING, **decoding, "malformed": sum(bool(r.repairs) for r in readings),
                      "tagging_accuracy": 100.0 * sum(a == b for a, b in tagged) / len(tagged)},
         "scores": scores, "by_label": by_label(golds, tests),
+        "per_sentence": per_sentence(golds, {name: systems[name] for name in ("transformer", "transformer_greedy")}),
         "failures": failures(golds, tests, readings, grammar),
     }
+
+
+def per_sentence(golds, systems: dict) -> dict:
+    """Each sentence's length and, per system, its (matched, gold, test) brackets: what a paired
+    comparison of two systems needs (``evalb.paired_randomisation``)."""
+    return {"length": [length(g) for g in golds],
+            **{name: [list(score(g, t).as_tuple()[:3]) for g, t in zip(golds, trees)] for name, trees in systems.items()}}
 
 
 class _Clock:

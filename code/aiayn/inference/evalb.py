@@ -17,11 +17,16 @@ A constituent counts as a bracket (label, start, end) over word positions. The r
   then skips it; ``score`` raises, since a skipped sentence would flatter the result;
 - a sentence's length counts every word but empty elements (DELETE_LABEL_FOR_LENGTH -NONE-),
   punctuation included: the length by which EVALB reports "sentences <= 40 words".
+
+Two parsers scored on the same sentences are compared by ``paired_randomisation``: the
+stratified shuffling test of parsing papers (Bikel's comparator), which swaps the two parsers'
+counts sentence by sentence, since corpus F1 is not an average of sentence scores.
 """
 
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
 from nltk import Tree
 
 DELETED_TAGS = frozenset({",", ":", "``", "''", ".", "-NONE-"})
@@ -117,3 +122,30 @@ def corpus_score(golds, tests, labelled: bool = True) -> Score:
     if len(golds) != len(tests):
         raise ValueError(f"need as many test trees as gold trees, got {len(tests)} and {len(golds)}")
     return sum((score(g, t, labelled) for g, t in zip(golds, tests)), Score())
+
+
+def paired_randomisation(a, b, rounds: int = 10_000, seed: int = 0) -> tuple[float, float]:
+    """Corpus F1 of parser ``a`` minus that of ``b`` over the same sentences, and the two-sided
+    p-value of "the two parsers are exchangeable": each round swaps their outputs on every
+    sentence with probability 1/2 and recomputes the F1 difference; p = (1 + rounds at least as
+    far from 0 as observed) / (1 + rounds). ``a``, ``b``: per-sentence Scores, or (matched, gold,
+    test) rows, in the same sentence order."""
+    a, b = (np.array([x.as_tuple()[:3] if isinstance(x, Score) else tuple(x)[:3] for x in side], dtype=float)
+            for side in (a, b))
+    if a.shape != b.shape or not len(a):
+        raise ValueError(f"b: needs one score per sentence of a ({len(a)} sentences), got {len(b)}")
+    if (a[:, 1] != b[:, 1]).any():
+        raise ValueError("b: its gold bracket counts differ from a's: not the same sentences")
+    if rounds < 1:
+        raise ValueError(f"rounds: must be at least 1, got {rounds}")
+
+    def f1(totals):  # (..., 3) matched, gold, test -> F1 in percent
+        m, g, t = np.moveaxis(totals, -1, 0)
+        return np.where(g + t > 0, 200.0 * m / np.maximum(g + t, 1), 0.0)
+
+    observed = float(f1(a.sum(0)) - f1(b.sum(0)))
+    swap = np.random.default_rng(seed).random((rounds, len(a))) < 0.5
+    shuffled_a = a.sum(0) + swap @ (b - a)
+    shuffled = f1(shuffled_a) - f1(a.sum(0) + b.sum(0) - shuffled_a)
+    hits = int((np.abs(shuffled) >= abs(observed) - 1e-9).sum())
+    return observed, (1 + hits) / (1 + rounds)
