@@ -1,5 +1,5 @@
 """aiayn.lab.layer_norm_cost: the two LayerNorms agree, and the operator counts the chapter
-residual_and_layer_norm glues are what PyTorch runs."""
+residual_and_layer_norm states are what PyTorch runs."""
 
 import torch
 import torch.nn.functional as F
