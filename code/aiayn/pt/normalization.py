@@ -13,7 +13,7 @@ class LayerNorm(nn.Module):
     The NumPy twin writes the formula out. Here ``F.layer_norm`` computes it, one operator
     forwards and one backwards where the formula written out in PyTorch runs 8 and 21, each a
     pass over x and, on a GPU, a kernel launched from Python: the residual_and_layer_norm chapter
-    counts and times them. The tests show that this equals the NumPy twin and ``nn.LayerNorm``."""
+    counts them. The tests show that this equals the NumPy twin and ``nn.LayerNorm``."""
 
     def __init__(self, d_model: int, eps: float = 1e-5):
         super().__init__()
