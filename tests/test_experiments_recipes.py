@@ -477,19 +477,25 @@ def test_committed_budget_runs_are_the_current_configurations(path):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_chapter_numbers_are_those_of_the_results_files(lang):
-    """Every number the chapter glues from the recipe's results files equals what the files
-    hold now (a re-run that changed a file without re-executing the chapter fails here), and
-    the prose pastes each glued key it depends on (none typed in: tests/test_prose_numbers.py)."""
+    """Every number the recipe's pages glue from the results files equals what the files hold now
+    (a re-run that changed a file without re-executing the pages fails here). The lab notebook
+    (appendix) glues them all and pastes them with roles; the lesson glues, from a hidden cell,
+    only the key the landing page shows, and states its numbers plainly (asserted in hidden cells:
+    tests/test_prose_numbers.py)."""
     sys.path.insert(0, str(ROOT / "tools"))
     import landing
-    notebook = ROOT / "chapters" / lang / "multi30k_recipe.ipynb"
-    glued = landing.glued_values(notebook)
     expected = chapter_numbers(ROOT / "results")
-    recipe_keys = [k for k in glued if k.startswith(("recipe_", "budget_", "gpu_", "decoding_"))]
-    assert recipe_keys, f"{notebook.name} glues no recipe numbers"
-    assert {k: glued[k] for k in recipe_keys} == {k: expected.get(k, "missing from the results files")
-                                                  for k in recipe_keys}
-    markdown = "".join("".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf8"))["cells"]
+    pages = {name: ROOT / "chapters" / lang / f"{name}.ipynb" for name in ("multi30k_recipe", "lab_recipe")}
+    glued = {name: landing.glued_values(path) for name, path in pages.items()}
+    assert set(glued["multi30k_recipe"]) == {"budget_60min_test_bleu"}
+    assert not set(glued["multi30k_recipe"]) & set(glued["lab_recipe"])  # landing.py refuses a key glued twice
+    for name, values in glued.items():
+        recipe_keys = [k for k in values if k.startswith(("recipe_", "budget_", "gpu_", "decoding_"))]
+        assert recipe_keys, f"{name} glues no recipe numbers"
+        assert {k: values[k] for k in recipe_keys} == {k: expected.get(k, "missing from the results files")
+                                                      for k in recipe_keys}
+    assert set(expected) - set(glued["multi30k_recipe"]) <= set(glued["lab_recipe"])  # every number, in one page
+    markdown = "".join("".join(c["source"]) for c in json.loads(pages["lab_recipe"].read_text(encoding="utf8"))["cells"]
                        if c["cell_type"] == "markdown")
     for key in ("recipe_best", "recipe_steps"):
-        assert f"`{key}" in markdown, f"the prose does not paste {key}"
+        assert f"`{key}" in markdown, f"the lab notebook does not paste {key}"
