@@ -4,13 +4,15 @@ plausible wrong solution in tests/wrong_solutions/ is rejected by the check it t
 message that names the mistake."""
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 
-from aiayn.grading import REGISTRY, format_result, run_exercise
+from aiayn.grading import REGISTRY, format_result, language, promises, run_exercise
 from aiayn.grading.__main__ import main
+from aiayn.grading.core import Exercise
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "exercises"
@@ -80,10 +82,12 @@ def test_untouched_stub_fails_every_check(exercise_id):
 
 
 def wrong_solution_spec(path: Path) -> dict:
-    """The three lines at the end of the file's docstring (see wrong_solutions/README.md)."""
+    """The lines at the end of the file's docstring (see wrong_solutions/README.md): three, and
+    a fourth, "breaks:", in the files that break one promise of a stub."""
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf8"))) or ""
-    spec = dict(re.findall(r"^(exercise|caught by|message mentions): (.+)$", doc, re.M))
-    assert spec.keys() == {"exercise", "caught by", "message mentions"}, f"{path.name}: {spec}"
+    spec = dict(re.findall(r"^(exercise|caught by|message mentions|breaks): (.+)$", doc, re.M))
+    assert spec.keys() - {"breaks"} == {"exercise", "caught by", "message mentions"}, \
+        f"{path.name}: {spec}"
     spec["message mentions"] = [w.strip() for w in spec["message mentions"].split(";")]
     return spec
 
@@ -94,16 +98,110 @@ WRONG_FILES = sorted(WRONG.glob("*.py"))
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("path", WRONG_FILES, ids=lambda p: p.stem)
 def test_plausible_wrong_solution_is_rejected_with_a_pointed_message(path, seed):
+    """Graded on the check that must catch it alone (the others' verdicts are not what this
+    test asserts, and a hundred files times every check would cost CI a minute)."""
     spec = wrong_solution_spec(path)
     ex = REGISTRY[spec["exercise"]]
     assert spec["caught by"] in {c.name for c in ex.checks}, "no check of that name"
-    result = run_exercise(ex, path, seed)
+    result = run_exercise(dataclasses.replace(
+        ex, checks=[c for c in ex.checks if c.name == spec["caught by"]]), path, seed)
     report = format_result(result)
     assert not result.passed, report
     check = next(c for c in result.checks if c.name == spec["caught by"])
     assert check.status == "FAIL", report
     for word in spec["message mentions"]:
         assert word in check.detail, f"{word!r} not in the message:\n{report}"
+    if "breaks" in spec:  # the failure names the promise, quoting the stub's docstring
+        assert spec["caught by"] in ex.promises.get(spec["breaks"], ()), \
+            f"{spec['caught by']!r} does not keep the promise {spec['breaks']!r}"
+        owner, key = spec["breaks"].split(": ")
+        quoted = check.detail[check.detail.index("promise:  "):]
+        assert f"{owner} - {key}: " in quoted, report
+
+
+# Promises: every sentence of a stub's contract has a check and a wrong solution ------------
+STUBS = sorted(python_files(EXERCISES, skip=SOLUTIONS))
+
+
+def exercises_of(file: str) -> list:
+    return [ex for ex in REGISTRY.values() if ex.file == file]
+
+
+@pytest.mark.parametrize("file", STUBS)
+def test_every_promise_of_the_stub_has_a_check(file):
+    stub = EXERCISES / file
+    stated = promises.read(stub)
+    owners_with_promises = {promise.split(": ")[0].split(".")[0] for promise in stated}
+    assert set(top_level_api(stub)) <= owners_with_promises, \
+        "every function and class of a stub states its promises"
+    assert promises.coverage(exercises_of(file), stub) == {
+        "unchecked": [], "stale": [], "unknown checks": []}
+
+
+@pytest.mark.parametrize("file", STUBS)
+def test_no_contract_is_stated_outside_a_promises_section(file):
+    """A "must", "exactly", "in place" ... outside the Promises section would promise something
+    no row of the table checks: move the sentence into the section, as a promise."""
+    assert promises.unchecked_words(EXERCISES / file) == []
+
+
+def test_a_promise_without_a_check_fails_the_coverage(tmp_path):
+    stub = tmp_path / "stub.py"
+    stub.write_text('''def f(x):
+    """Doubles x.
+
+    Promises (the grader checks each one):
+      - value: returns 2 x, an array of the
+        shape of x.
+      - dtype: keeps the dtype of x.
+    """
+''', encoding="utf8")
+    assert promises.read(stub) == {"f: value": "returns 2 x, an array of the shape of x.",
+                                   "f: dtype": "keeps the dtype of x."}
+    ex = Exercise("x/f", "x/f.py", "double")
+    ex.check("doubles")(lambda mod, rng: None)
+    ex.keeps({"f: value": "doubles", "f: gone": "doubles", "f: dtype": "no such check"})
+    assert promises.coverage([ex], stub) == {"unchecked": [], "stale": ["f: gone"],
+                                             "unknown checks": ["x/f: f: dtype -> 'no such check'"]}
+    del ex.promises["f: dtype"]
+    assert promises.coverage([ex], stub)["unchecked"] == ["f: dtype"]
+    for broken in ("Promises:\n  - no key here\n", "Promises:\n  - Value: capital key\n",
+                   "Promises:\n\n"):
+        with pytest.raises(ValueError):
+            promises.split("Doubles x.\n\n" + broken)
+    assert promises.unchecked_words(stub) == []
+    stub.write_text('def f(x):\n    """Doubles x; never modify x in place."""\n', encoding="utf8")
+    assert len(promises.unchecked_words(stub)) == 3
+
+
+def test_every_promise_has_a_wrong_solution_that_breaks_it():
+    specs = [wrong_solution_spec(path) for path in WRONG_FILES]
+    broken = {(REGISTRY[spec["exercise"]].file, spec["breaks"]) for spec in specs
+              if "breaks" in spec}
+    missing = [f"{file}: {promise}" for file in STUBS for promise in promises.read(EXERCISES / file)
+               if (file, promise) not in broken]
+    assert missing == []
+
+
+def test_the_language_rule_is_the_plotting_rule(monkeypatch, tmp_path):
+    from aiayn.plotting import current_language as plotting_language
+    for env, folder in (("", tmp_path), ("", tmp_path / "zh"), ("zh", tmp_path), ("en", tmp_path / "zh")):
+        folder.mkdir(exist_ok=True)
+        monkeypatch.chdir(folder)
+        monkeypatch.setenv("AIAYN_LANG", env)
+        assert language.current_language() == plotting_language()
+
+
+def test_a_chinese_report_names_the_checks_in_chinese(monkeypatch):
+    ex = REGISTRY["from_scratch/attention"]
+    named = [c for c in ex.checks if c.name_zh]
+    assert named, "no check of from_scratch/attention has a Chinese name"
+    monkeypatch.setenv("AIAYN_LANG", "zh")
+    report = format_result(run_exercise(ex, SOLUTIONS / ex.file, seed=0))
+    assert all(f"  PASS  {c.name_zh}" in report for c in named), report
+    monkeypatch.setenv("AIAYN_LANG", "en")
+    report = format_result(run_exercise(ex, SOLUTIONS / ex.file, seed=0))
+    assert all(f"  PASS  {c.name}" in report for c in named), report
 
 
 def test_the_core_mistakes_all_have_a_wrong_solution():

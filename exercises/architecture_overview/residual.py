@@ -13,8 +13,15 @@ def residual(x: np.ndarray, sublayer, norm, dropout, norm_first: bool) -> np.nda
     sublayer:   a function (B, T, d_model) -> (B, T, d_model), e.g. self-attention or the FFN.
     norm:       a function (B, T, d_model) -> (B, T, d_model), the layer's LayerNorm.
     dropout:    a function (B, T, d_model) -> (B, T, d_model) (the identity at inference).
-    norm_first: False is the paper's Post-LN:  LayerNorm(x + Dropout(Sublayer(x)));
-                True is the Pre-LN variant:    x + Dropout(Sublayer(LayerNorm(x))).
-    Returns (B, T, d_model). Call each of the three functions; do not build your own.
+    norm_first: False is the paper's Post-LN, True the Pre-LN variant.
+
+    Promises (the grader checks each one):
+      - post-ln: with norm_first=False, returns LayerNorm(x + Dropout(Sublayer(x))), a NumPy
+        array (B, T, d_model).
+      - pre-ln: with norm_first=True, returns x + Dropout(Sublayer(LayerNorm(x))).
+      - dropout: dropout acts on the sub-layer's output, before the addition: not on x, not on
+        the sum.
+      - given-functions: the three functions given are the ones called, whatever they compute:
+        no LayerNorm or dropout of your own.
     """
     raise NotImplementedError

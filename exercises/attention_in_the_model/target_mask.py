@@ -7,12 +7,19 @@ import numpy as np
 
 
 def target_mask(tokens: np.ndarray, pad_id: int) -> np.ndarray:
-    """Boolean mask of shape (B, 1, T, T); True = "this query may attend to this key".
+    """The decoder's self-attention mask: padding AND causal.
 
     tokens: (B, T) int64 target token ids; positions equal to ``pad_id`` are padding (usually
-    at the end of a sentence, but decide from the ids, not from a length).
-    Entry [b, 0, i, j] is True exactly when key j is not padding in sentence b AND j <= i
-    (position i sees itself and the positions before it, never the future). The axis of size
-    1 broadcasts over the heads of the attention scores (B, H, T, T).
+    at the end of a sentence). The axis of size 1 broadcasts over the heads of the attention
+    scores (B, H, T, T).
+
+    Promises (the grader checks each one):
+      - shape: a boolean array of shape (B, 1, T, T).
+      - convention: True = "query i may attend to key j", False = blocked.
+      - causal: entry [b, 0, i, j] is False for every j > i: position i sees itself and the
+        positions before it, never the future.
+      - padding: entry [b, 0, i, j] is False where key j is padding in sentence b, decided
+        from the ids (padding may stand anywhere), for any pad_id.
+      - and: an entry is True exactly when both hold: key j is not padding AND j <= i.
     """
     raise NotImplementedError

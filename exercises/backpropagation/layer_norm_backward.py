@@ -13,10 +13,14 @@ def layer_norm_backward(grad_y: np.ndarray, x: np.ndarray, weight: np.ndarray,
 
     grad_y: dL/dy, shape (..., d_model), e.g. (B, T, d_model); x: the input, same shape;
     weight: (d_model,); eps: the same eps as the forward pass.
-    Returns (grad_x, grad_weight, grad_bias):
-      grad_x       dL/dx, the shape of x. Every x_i of a row moves that row's mean and
-                   variance, so every output of the row depends on it.
-      grad_weight  (d_model,), summed over every position (all leading axes).
-      grad_bias    (d_model,), likewise.
+    Returns (grad_x, grad_weight, grad_bias).
+
+    Promises (the grader checks each one):
+      - grad-x: grad_x = dL/dx, the shape of x, through the direct path and through the
+        row's mean and variance (every x_i of a row moves both).
+      - grad-weight: grad_weight (d_model,) = dL/dy * x_hat summed over every position.
+      - grad-bias: grad_bias (d_model,) = dL/dy summed over every position.
+      - eps: sigma = sqrt(var + eps) with the eps given, as in the forward pass (not std + eps).
+      - leading-axes: any number of leading axes: (T, d_model) as well as (B, T, d_model).
     """
     raise NotImplementedError

@@ -10,7 +10,8 @@ and values of encoder-decoder attention are computed once per sentence. The mode
 
 Shapes: activations (B, T, d_model), heads (B, H, T, d_k); masks boolean, True = may attend.
 The grader compares your hidden states with ``model.decode`` over the whole prefix at every step
-(float64, 1e-10), on Post-LN and Pre-LN models whose heads have d_k != d_v.
+(float64, 1e-10), on Post-LN and Pre-LN models whose heads have d_k != d_v; each function's
+Promises say what else it checks.
 
 Check your work:  python -m aiayn.grading fast_decoding/kv_cache
 """
@@ -23,16 +24,16 @@ from aiayn.pt.masks import padding_mask
 
 
 def start_cache(model, memory):
-    """The cache before the first step: a list with one dict per layer of
-    ``model.decoder.layers``, holding
+    """The cache before the first step. memory: the encoder output (B, S, d_model).
 
-    "self_k" (B, H, 0, d_k), "self_v" (B, H, 0, d_v): empty, the decoder self-attention's keys
-        and values; each step appends one position (torch.cat along dim 2);
-    "cross_k" (B, H, S, d_k), "cross_v" (B, H, S, d_v): the encoder-decoder attention's keys
-        and values, ``layer.cross_attn.w_k(memory)`` and ``w_v(memory)`` split into heads
-        (``split_heads``): computed here, once per sentence.
-
-    memory: the encoder output (B, S, d_model).
+    Promises (the grader checks each one):
+      - layout: a list with one dict per layer of ``model.decoder.layers``, each with the keys
+        "self_k", "self_v", "cross_k" and "cross_v".
+      - empty-self: "self_k" (B, H, 0, d_k) and "self_v" (B, H, 0, d_v) are empty: the decoder
+        self-attention's keys and values, one position longer after every step.
+      - cross: "cross_k" (B, H, S, d_k) and "cross_v" (B, H, S, d_v) are the encoder-decoder
+        attention's keys and values, ``layer.cross_attn.w_k(memory)`` and ``w_v(memory)``
+        split into heads (``split_heads``), computed here, once per sentence.
     """
     raise NotImplementedError
 
@@ -40,9 +41,17 @@ def start_cache(model, memory):
 def decode_step(model, token, position, cache, src_mask):
     """The decoder for one new token. token: (B, 1) ids; position: the number of tokens before
     it (0 for BOS); cache: ``start_cache``'s list, after ``position`` steps; src_mask: the
-    source padding mask (B, 1, 1, S). Returns the hidden state (B, 1, d_model), what
-    ``model.decode(ys, memory, src_mask)[:, -1:]`` returns for the prefix ``ys`` that ends with
-    ``token``, and appends the new token's keys and values to the cache.
+    source padding mask (B, 1, 1, S).
+
+    Promises (the grader checks each one):
+      - shape: returns the hidden state of the new token, (B, 1, d_model).
+      - hidden: that state is ``model.decode(ys, memory, src_mask)[:, -1:]`` for the prefix
+        ``ys`` that ends with ``token``, at every step.
+      - position: the token stands at ``position``: row ``position`` of the positional table.
+      - appends: the new token's keys and values are appended to the cache: one position more
+        per step, the encoder-decoder ones left as they are.
+      - pre-ln: the same holds for Pre-LN models (``layer.norm_first``), whose decoder stack
+        ends with ``model.decoder.norm``.
 
     1. x = model.tgt_embed(token) plus the positional encoding of *this token's position*: row
        ``position`` of the table ``model.pos.table`` (max_len, d_model), float64, cast to x's
@@ -60,9 +69,14 @@ def decode_step(model, token, position, cache, src_mask):
 
 @torch.no_grad()
 def greedy_decode(model, src, max_len, bos_id, eos_id):
-    """``aiayn.pt.decoding.greedy_decode(model, src, max_len, bos_id, eos_id)`` with the cache:
-    the same ids (B, 1 + steps), starting with bos_id, pad_id after a sentence's EOS, stopping
-    when every sentence has produced EOS or after max_len tokens. Encode once, start the cache,
-    then at every step give ``decode_step`` only the newest token. Eval mode, as the course's.
+    """``aiayn.pt.decoding.greedy_decode(model, src, max_len, bos_id, eos_id)`` with the cache.
+    Encode once, start the cache, then at every step give ``decode_step`` the newest token.
+
+    Promises (the grader checks each one):
+      - ids: the ids of aiayn.pt's greedy_decode: (B, 1 + steps), starting with bos_id,
+        pad_id after a sentence's EOS, stopping when every sentence has produced EOS or after
+        max_len tokens.
+      - one-position: the decoder runs on one new position per step, never on the prefix again.
+      - eval: the model is put in eval mode first (dropout off), as the course's function does.
     """
     raise NotImplementedError

@@ -12,7 +12,12 @@ def shift_matrix(k: int, d_model: int) -> np.ndarray:
     PE_pos is one row of the course's table (a column vector here): columns 2i and 2i+1 hold
     sin(pos w_i) and cos(pos w_i), with w_i = 1 / 10000^(2i / d_model).
     M_k is block-diagonal: one 2x2 rotation by the angle k w_i on rows and columns (2i, 2i+1).
-    Use the addition theorems sin(a + b) and cos(a + b). Any integer k, negative included.
-    Returns a float64 array.
+    Use the addition theorems sin(a + b) and cos(a + b).
+
+    Promises (the grader checks each one):
+      - shift: returns M_k, (d_model, d_model), with PE_{pos+k} = M_k @ PE_pos at every
+        position.
+      - negative: any integer k, negative included (M_{-k} moves back by k).
+      - float64: the array's dtype is float64.
     """
     raise NotImplementedError

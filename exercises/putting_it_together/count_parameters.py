@@ -7,8 +7,7 @@ from aiayn.config import TransformerConfig
 
 
 def count_parameters(config: TransformerConfig) -> int:
-    """Number of distinct trainable parameters of ``aiayn.pt.model.Transformer(config)``,
-    computed by a formula from the configuration (do not build the model).
+    """Number of distinct trainable parameters of ``aiayn.pt.model.Transformer(config)``.
 
     Count, with d = config.d_model and N = config.num_layers:
       - token embeddings: source (src_vocab_size x d) and target (tgt_vocab_size x d); with
@@ -20,6 +19,12 @@ def count_parameters(config: TransformerConfig) -> int:
         two attentions per layer), W_1 (d x d_ff) and W_2 (d_ff x d) of each feed-forward network;
       - every LayerNorm's gain and bias (2 x d): two per encoder layer, three per decoder layer,
         plus one at the end of each stack if ``norm_first`` (Pre-LN).
-    Returns a Python int.
+
+    Promises (the grader checks each one):
+      - count: the count above, for every configuration (shared or separate embeddings, tied
+        or untied output, sinusoidal or learned positions, Post-LN or Pre-LN).
+      - python-int: returns a Python int.
+      - formula: computed by your formula from the configuration: no model built, no count of
+        the course's called.
     """
     raise NotImplementedError

@@ -10,10 +10,14 @@ def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
                eps: float = 1e-5) -> np.ndarray:
     """(x - mean) / sqrt(var + eps) * weight + bias, with mean and var over the LAST axis.
 
-    x:      (..., d_model), e.g. (B, T, d_model): each position is normalised over its own
-            features, independently of the other positions and of the other sentences.
+    x:      (..., d_model), e.g. (B, T, d_model).
     weight: (d_model,) gain; bias: (d_model,) shift.
-    var is the biased variance (divide by d_model, as torch.nn.LayerNorm does).
-    Returns an array of the shape of ``x``. Do not modify ``x`` in place.
+
+    Promises (the grader checks each one):
+      - value: returns an array of the shape of ``x``: each position normalised over its own
+        features, independently of the other positions and sentences, with the biased
+        variance (divided by d_model, as torch.nn.LayerNorm does) and eps inside the root.
+      - leading-axes: any number of leading axes: (T, d_model) as well as (B, T, d_model).
+      - input-unchanged: ``x`` is not modified in place.
     """
     raise NotImplementedError

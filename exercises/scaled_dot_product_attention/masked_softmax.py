@@ -13,11 +13,15 @@ def masked_softmax(scores: np.ndarray, mask: np.ndarray | None = None) -> np.nda
     mask:   None, or a boolean array broadcastable to ``scores`` (e.g. (B, 1, 1, T_k) for
             padding, (1, 1, T_q, T_k) for a causal mask). True = "this query may attend to
             this key"; False = blocked.
-    Returns an array of the shape of ``scores`` where
-      - every weight of a blocked key is exactly 0,
-      - the weights of each row (query) sum to 1 over the keys that are not blocked,
-      - a row whose keys are ALL blocked is all zeros (not NaN: 0/0 must not happen),
-      - huge scores (say 1000) do not overflow: exp(1000) is inf in float64.
-    Do not modify ``scores`` in place: the caller still needs it.
+
+    Promises (the grader checks each one):
+      - softmax: returns an array of the shape of ``scores``, the softmax over the LAST axis:
+        the weights of each row (query) sum to 1 over the keys that are not blocked.
+      - mask: every weight of a blocked key is exactly 0 (True = may attend), for any mask
+        that broadcasts, a causal (1, 1, T_q, T_k) one included.
+      - all-masked: a row whose keys are ALL blocked is all zeros (not NaN: 0/0 must not
+        happen).
+      - no-overflow: huge scores (say 1000) do not overflow: exp(1000) is inf in float64.
+      - input-unchanged: ``scores`` is not modified in place: the caller still needs it.
     """
     raise NotImplementedError

@@ -13,10 +13,14 @@ def convolution(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, dilation: i
     weight: (d_out, d_in, k)      nn.Conv1d's layout: weight[:, :, j] is tap j, W_j^T
     bias:   (d_out,)
     dilation: D, the distance between neighbouring taps (1: contiguous).
-    Returns (B, T, d_out): the same length T. The kernel is centred on t (k is odd), and
-    positions before the first and after the last count as zeros.
+    The kernel is centred on t (k is odd).
 
-    Tap j multiplies position t + (j - (k-1)/2) D, as torch.nn.Conv1d does: no flipping.
-    Do not modify the inputs in place.
+    Promises (the grader checks each one):
+      - same-length: returns (B, T, d_out), the same length T; positions before the first and
+        after the last count as zeros.
+      - taps: tap j multiplies position t + (j - (k-1)/2) D, as torch.nn.Conv1d does: no
+        flipping.
+      - dilation: neighbouring taps are D positions apart.
+      - inputs-unchanged: the inputs are not modified in place.
     """
     raise NotImplementedError

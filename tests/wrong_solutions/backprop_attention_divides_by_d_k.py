@@ -3,6 +3,7 @@
 exercise: backpropagation/attention_backward
 caught by: grad_k equals autograd: dK = dS^T Q / √d_k
 message mentions: divided by d_k; 1/sqrt(d_k)
+breaks: attention_backward: grad-k
 """
 
 import numpy as np

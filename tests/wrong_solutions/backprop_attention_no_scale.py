@@ -3,6 +3,7 @@
 exercise: backpropagation/attention_backward
 caught by: grad_q equals autograd: dQ = dS K / √d_k
 message mentions: 1/sqrt(d_k); sqrt(d_k) times too large
+breaks: attention_backward: grad-q
 """
 
 import numpy as np

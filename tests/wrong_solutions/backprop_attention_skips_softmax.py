@@ -3,6 +3,7 @@
 exercise: backpropagation/attention_backward
 caught by: grad_q equals autograd: dQ = dS K / √d_k
 message mentions: dP as if it were dS; softmax
+breaks: attention_backward: grad-q
 """
 
 import math

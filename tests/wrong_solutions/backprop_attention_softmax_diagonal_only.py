@@ -3,6 +3,7 @@
 exercise: backpropagation/attention_backward
 caught by: grad_k equals autograd: dK = dS^T Q / √d_k
 message mentions: diagonal; row sum
+breaks: attention_backward: grad-k
 """
 
 import math

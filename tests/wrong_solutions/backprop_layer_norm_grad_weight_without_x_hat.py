@@ -4,6 +4,7 @@ multiplies x_hat: the bias's gradient twice.
 exercise: backpropagation/layer_norm_backward
 caught by: grad_weight = sum of dL/dy * x_hat, grad_bias = sum of dL/dy, over every position
 message mentions: grad_weight is the sum of dL/dy * x_hat; grad_bias
+breaks: layer_norm_backward: grad-weight
 """
 
 import numpy as np

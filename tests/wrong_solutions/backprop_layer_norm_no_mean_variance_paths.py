@@ -3,6 +3,7 @@
 exercise: backpropagation/layer_norm_backward
 caught by: grad_x equals autograd through LayerNorm (random weight and bias)
 message mentions: mean and the variance as constants; variance's path
+breaks: layer_norm_backward: grad-x
 """
 
 import numpy as np

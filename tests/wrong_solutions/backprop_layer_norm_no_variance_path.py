@@ -3,6 +3,7 @@
 exercise: backpropagation/layer_norm_backward
 caught by: grad_x equals autograd through LayerNorm (random weight and bias)
 message mentions: variance's path; x_hat * mean(g * x_hat)
+breaks: layer_norm_backward: grad-x
 """
 
 import numpy as np

@@ -4,6 +4,7 @@ moved its own weight alone.
 exercise: backpropagation/softmax_backward
 caught by: shape of the weights; equals autograd through the softmax over the keys
 message mentions: diagonal; off-diagonal
+breaks: softmax_backward: value
 """
 
 

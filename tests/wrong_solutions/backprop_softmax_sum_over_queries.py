@@ -3,6 +3,7 @@
 exercise: backpropagation/softmax_backward
 caught by: shape of the weights; equals autograd through the softmax over the keys
 message mentions: queries (axis -2); LAST axis
+breaks: softmax_backward: last-axis
 """
 
 

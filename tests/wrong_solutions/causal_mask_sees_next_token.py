@@ -3,6 +3,7 @@
 exercise: from_scratch/masks
 caught by: causal_mask: bool (1, 1, T, T), position i sees j <= i, diagonal included
 message mentions: next token; off by one
+breaks: causal_mask: mask
 """
 
 from pathlib import Path

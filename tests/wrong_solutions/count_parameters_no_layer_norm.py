@@ -3,6 +3,7 @@
 exercise: putting_it_together/count_parameters
 caught by: random Post-LN configurations, tied output projection, sinusoidal positions
 message mentions: LayerNorm; gain and a bias
+breaks: count_parameters: count
 """
 
 

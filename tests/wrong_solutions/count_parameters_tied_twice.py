@@ -3,6 +3,7 @@
 exercise: putting_it_together/count_parameters
 caught by: the paper's base model with a shared 37000-token vocabulary
 message mentions: tie_output; once, not twice
+breaks: count_parameters: count
 """
 
 

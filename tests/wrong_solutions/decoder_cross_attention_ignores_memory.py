@@ -3,6 +3,7 @@
 exercise: from_scratch/decoder_layer
 caught by: cross-attention takes its keys and values from the encoder output (memory)
 message mentions: memory; encoder output
+breaks: DecoderLayer: cross
 """
 
 from pathlib import Path

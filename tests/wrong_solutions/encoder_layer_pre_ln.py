@@ -3,6 +3,7 @@
 exercise: from_scratch/encoder_layer
 caught by: EncoderLayer equals the course's Post-LN layer, with a padding mask
 message mentions: Pre-LN; Post-LN
+breaks: EncoderLayer: post-ln
 """
 
 from pathlib import Path

@@ -3,6 +3,7 @@
 exercise: feed_forward_and_embeddings/feed_forward
 caught by: shape (B, T, d_model); equals the course's FFN with the same weights
 message mentions: forgot the ReLU; np.maximum
+breaks: feed_forward: value
 """
 
 

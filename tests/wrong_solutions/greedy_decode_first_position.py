@@ -3,6 +3,7 @@
 exercise: from_scratch/greedy_decode
 caught by: appends the most probable token after the LAST position, and feeds it back
 message mentions: FIRST position; [:, -1]
+breaks: greedy_decode: last-position
 """
 
 from pathlib import Path

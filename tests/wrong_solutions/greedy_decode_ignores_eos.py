@@ -3,6 +3,7 @@
 exercise: from_scratch/greedy_decode
 caught by: stops when every row has produced EOS; pads a row after its EOS
 message mentions: eos_id; pad_id
+breaks: greedy_decode: stops
 """
 
 from pathlib import Path

@@ -3,6 +3,7 @@
 exercise: from_scratch/greedy_decode
 caught by: runs the encoder once, not once per step
 message mentions: model.encode; before the loop
+breaks: greedy_decode: encode-once
 """
 
 from pathlib import Path

@@ -4,6 +4,7 @@ that is row 0 of the table, so every token is encoded as if it stood at position
 exercise: fast_decoding/kv_cache
 caught by: decode_step, token after token, equals model.decode over the whole prefix (Post-LN)
 message mentions: position offset; position 0; model.pos.table[position]
+breaks: decode_step: position
 """
 
 from pathlib import Path

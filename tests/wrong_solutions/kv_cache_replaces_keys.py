@@ -2,8 +2,9 @@
 instead of appending them: each token then attends to itself alone.
 
 exercise: fast_decoding/kv_cache
-caught by: decode_step, token after token, equals model.decode over the whole prefix (Post-LN)
-message mentions: only the newest key and value; itself alone; Append
+caught by: the cache grows by one position per step; the encoder-decoder keys and values stay
+message mentions: append one position per step; never drop or replace
+breaks: decode_step: appends
 """
 
 from pathlib import Path

@@ -4,6 +4,7 @@ over the whole prefix again with model.decode, 1 + 2 + ... + n positions for n t
 exercise: fast_decoding/kv_cache
 caught by: greedy_decode runs the decoder on one new position per step
 message mentions: 16 positions; re-reading the prefix; ys[:, -1:]
+breaks: greedy_decode: one-position
 """
 
 from pathlib import Path

@@ -3,6 +3,7 @@
 exercise: residual_and_layer_norm/layer_norm
 caught by: shape of x; equals the course's LayerNorm on (B, T, d_model)
 message mentions: unbiased; d_model - 1
+breaks: layer_norm: value
 """
 
 import numpy as np

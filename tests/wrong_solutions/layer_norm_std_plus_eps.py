@@ -3,6 +3,7 @@
 exercise: from_scratch/encoder_layer
 caught by: LayerNorm divides by √(variance + eps), not std + eps (inputs of tiny variance)
 message mentions: std + eps; variance
+breaks: LayerNorm: value
 """
 
 from pathlib import Path

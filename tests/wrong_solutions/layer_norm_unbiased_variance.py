@@ -3,6 +3,7 @@
 exercise: from_scratch/encoder_layer
 caught by: LayerNorm equals nn.LayerNorm on ordinary inputs
 message mentions: unbiased
+breaks: LayerNorm: value
 """
 
 from pathlib import Path

@@ -4,6 +4,7 @@ constant factor that leaves the ranking at one alpha unchanged.
 exercise: copy_task/length_penalty
 caught by: length_penalty equals ((5 + |Y|) / 6) ** alpha (values, not only the ranking)
 message mentions: division by 6; constant factor; 6 ** alpha
+breaks: length_penalty: value
 """
 
 

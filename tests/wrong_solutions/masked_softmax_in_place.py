@@ -3,6 +3,7 @@
 exercise: scaled_dot_product_attention/masked_softmax
 caught by: leaves its input unchanged
 message mentions: caller's array; np.where
+breaks: masked_softmax: input-unchanged
 """
 
 import numpy as np

@@ -4,6 +4,7 @@ blocked is exp(-inf - (-inf)) = NaN.
 exercise: scaled_dot_product_attention/masked_softmax
 caught by: a row whose keys are all masked is all zeros, not NaN
 message mentions: NaN; zero weights
+breaks: masked_softmax: all-masked
 """
 
 import numpy as np

@@ -3,6 +3,7 @@
 exercise: scaled_dot_product_attention/masked_softmax
 caught by: huge scores do not overflow (subtract the row maximum)
 message mentions: overflow; maximum
+breaks: masked_softmax: no-overflow
 """
 
 import numpy as np

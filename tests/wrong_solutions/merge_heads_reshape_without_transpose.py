@@ -3,6 +3,7 @@
 exercise: common_mistakes/merge_heads
 caught by: (B, H, T, d_k) -> (B, T, H * d_k), equal to the course's merge_heads
 message mentions: without moving the heads axis; Transpose
+breaks: merge_heads: order
 """
 
 

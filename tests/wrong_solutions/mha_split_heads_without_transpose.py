@@ -3,6 +3,7 @@
 exercise: from_scratch/multi_head_attention
 caught by: self-attention equals the course's (same weights)
 message mentions: transpose; (B, T, H, d_k)
+breaks: MultiHeadAttention: value
 """
 
 from pathlib import Path

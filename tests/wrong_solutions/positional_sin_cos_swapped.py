@@ -3,6 +3,7 @@
 exercise: from_scratch/positional_encoding
 caught by: equals the paper's sinusoids, sin on even and cos on odd columns
 message mentions: swapped
+breaks: positional_encoding: value
 """
 
 from pathlib import Path

@@ -3,6 +3,7 @@
 exercise: architecture_overview/residual
 caught by: Post-LN (norm_first=False): LayerNorm(x + Sublayer(x)), dropout as identity
 message mentions: Pre-LN; normalises the SUM
+breaks: residual: post-ln
 """
 
 

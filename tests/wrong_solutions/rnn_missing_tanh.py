@@ -3,6 +3,7 @@
 exercise: paper_in_one_page/elman_rnn
 caught by: equals torch.nn.RNN with the same weights (W = W_ih^T, U = W_hh^T, b = b_ih + b_hh)
 message mentions: tanh; linear
+breaks: elman_rnn: states
 """
 
 import torch

@@ -3,6 +3,7 @@
 exercise: paper_in_one_page/elman_rnn
 caught by: returns all states (B, T, d_hidden), equal to the course's ElmanRNN from h0 = 0
 message mentions: h_{t-1}; Carry h
+breaks: elman_rnn: states
 """
 
 import torch

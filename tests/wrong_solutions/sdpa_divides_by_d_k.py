@@ -3,6 +3,7 @@
 exercise: scaled_dot_product_attention/sdpa_torch
 caught by: scores are scaled by 1/√d_k
 message mentions: divided by d_k; √d_k
+breaks: scaled_dot_product_attention: scale
 """
 
 import torch

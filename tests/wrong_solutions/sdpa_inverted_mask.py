@@ -3,6 +3,7 @@
 exercise: scaled_dot_product_attention/sdpa_torch
 caught by: masked keys get exactly zero weight (True = may attend)
 message mentions: mask is inverted; True means
+breaks: scaled_dot_product_attention: mask
 """
 
 import math

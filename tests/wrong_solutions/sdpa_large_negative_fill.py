@@ -4,6 +4,7 @@ all masked then attends uniformly to all of them instead of to nothing.
 exercise: scaled_dot_product_attention/sdpa_torch
 caught by: a query with every key masked: zero weights, zero output, no NaN
 message mentions: zero weights; -1e9
+breaks: scaled_dot_product_attention: all-masked
 """
 
 import math

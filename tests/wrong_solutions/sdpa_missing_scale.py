@@ -3,6 +3,7 @@
 exercise: scaled_dot_product_attention/sdpa_numpy
 caught by: scores are scaled by 1/√d_k
 message mentions: did not scale; √d_k
+breaks: scaled_dot_product_attention: scale
 """
 
 import numpy as np

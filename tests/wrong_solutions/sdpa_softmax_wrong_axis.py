@@ -3,6 +3,7 @@
 exercise: scaled_dot_product_attention/sdpa_numpy
 caught by: each query's weights sum to 1 over the keys (softmax over the last axis)
 message mentions: axis; LAST axis
+breaks: scaled_dot_product_attention: softmax
 """
 
 import numpy as np

@@ -3,6 +3,7 @@
 exercise: positional_encoding/shift_matrix
 caught by: shape (d_model, d_model): moves every row of the table by k positions
 message mentions: M_{-k}; sin(a + b)
+breaks: shift_matrix: shift
 """
 
 import numpy as np

@@ -3,6 +3,7 @@
 exercise: positional_encoding/sinusoidal_table
 caught by: equals the paper's sinusoids, PE(pos, 2i) = sin, PE(pos, 2i+1) = cos
 message mentions: 2i/d_model; exponent
+breaks: sinusoidal_table: value
 """
 
 import numpy as np

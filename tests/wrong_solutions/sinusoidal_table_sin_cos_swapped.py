@@ -1,8 +1,9 @@
 """A sinusoidal table with cos on the even columns and sin on the odd ones.
 
 exercise: positional_encoding/sinusoidal_table
-caught by: shape (max_len, d_model), float64, row 0 is (0, 1, 0, 1, ...)
+caught by: equals the paper's sinusoids, PE(pos, 2i) = sin, PE(pos, 2i+1) = cos
 message mentions: swapped; even columns
+breaks: sinusoidal_table: value
 """
 
 import numpy as np

@@ -4,6 +4,7 @@ that undoes it (so the round trip passes and hides the mistake).
 exercise: multi_head_attention/split_merge_heads
 caught by: split_heads: (B, T, d_model) -> (B, H, T, d_k), equal to the course's
 message mentions: transpose; (B, T, H, d_k)
+breaks: split_heads: value
 """
 
 

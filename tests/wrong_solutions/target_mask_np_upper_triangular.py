@@ -1,8 +1,9 @@
 """A target mask whose causal part is upper triangular: each position sees the future.
 
 exercise: attention_in_the_model/target_mask
-caught by: bool (B, 1, T, T), equal to the course's target_mask on a padded batch
+caught by: without padding it is the causal mask, for every sentence
 message mentions: upper triangular; np.tril
+breaks: target_mask: causal
 """
 
 import numpy as np

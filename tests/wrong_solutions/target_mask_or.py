@@ -3,6 +3,7 @@
 exercise: from_scratch/masks
 caught by: target_mask: padding AND causal, (B, 1, T, T)
 message mentions: AND
+breaks: target_mask: mask
 """
 
 from pathlib import Path

@@ -3,6 +3,7 @@
 exercise: from_scratch/transformer
 caught by: encode equals the course's: embeddings * √d_model + positions, padding masked
 message mentions: √d_model
+breaks: Transformer: encode
 """
 
 from pathlib import Path

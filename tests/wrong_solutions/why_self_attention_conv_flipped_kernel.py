@@ -4,6 +4,7 @@ nn.Conv1d and the layers of §4 do not flip.
 exercise: why_self_attention/convolution
 caught by: shape (B, T, d_out); equals the course's Convolution, k = 3
 message mentions: flipped the kernel; cross-correlation
+breaks: convolution: taps
 """
 
 import numpy as np

@@ -3,6 +3,7 @@
 exercise: why_self_attention/convolution
 caught by: wider kernels and dilation D: taps D positions apart
 message mentions: ignored the dilation; D positions apart
+breaks: convolution: dilation
 """
 
 import numpy as np

@@ -4,6 +4,7 @@ centred layer the exercise asks for.
 exercise: why_self_attention/convolution
 caught by: shape (B, T, d_out); equals the course's Convolution, k = 3
 message mentions: shifted; causal convolution; at each end
+breaks: convolution: taps
 """
 
 import numpy as np

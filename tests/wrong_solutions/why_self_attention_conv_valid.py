@@ -3,6 +3,7 @@
 exercise: why_self_attention/convolution
 caught by: shape (B, T, d_out); equals the course's Convolution, k = 3
 message mentions: keeps the length T; pad (k-1)/2 * D zeros
+breaks: convolution: same-length
 """
 
 

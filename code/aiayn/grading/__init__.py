@@ -54,7 +54,8 @@ def grade(targets, solutions: bool = False, path=None, seed: int | None = None,
     """Grades and prints; True when every check of every selected exercise passes.
 
     ``targets``: an exercise id, a chapter, or a list of them. ``path`` grades that file
-    instead of the stub (exercises of one file only: one exercise, or the from-scratch stages). One seed serves the whole run; a fixed ``seed``
+    instead of the stub (exercises of one file only: one exercise, or the from-scratch stages).
+    One seed serves the whole run; a fixed ``seed``
     gives the same inputs and the same report every time (the notebooks use ``seed=0``).
     ``time_limit``: seconds one check may run (default ``runner.TIME_LIMIT_S``, 30). After a
     check that timed out, the file's remaining checks are not run (SKIP), in this exercise and

@@ -119,3 +119,32 @@ def expect_finite(got, what: str, hint: str) -> None:
         idx = tuple(int(i[0]) for i in np.nonzero(bad))
         raise CheckFailed(f"finite {what}", f"{got[idx]} at index {list(idx)}", hint)
     evidence.keep("finite", got, what, hint)
+
+
+def raised(error: BaseException) -> str:
+    """"ValueError: <the first line of its message>", short, for a failure's "got" line."""
+    lines = str(error).splitlines() or [""]
+    return f"{type(error).__name__}: {lines[0][:80]}"
+
+
+def call_on_read_only(fn, inputs: dict, hint: str):
+    """``fn(*inputs.values())`` with read-only copies of the arrays, then each compared with
+    what it was: a write into an input (``x -= mean``, ``out=x``, ``x.shape = ...``) fails with
+    ``hint`` instead of surprising the caller later. Returns what ``fn`` returned."""
+    given = {name: np.array(value) if isinstance(value, np.ndarray) else value
+             for name, value in inputs.items()}
+    before = {name: value.copy() for name, value in given.items()
+              if isinstance(value, np.ndarray)}
+    for name in before:
+        given[name].flags.writeable = False
+    try:
+        result = fn(*given.values())
+    except ValueError as error:
+        if "read-only" not in str(error):
+            raise
+        raise CheckFailed("your code to leave its inputs as they were", raised(error),
+                          hint) from None
+    for name, value in before.items():
+        expect_shape(given[name], value.shape, f"{name} after the call", hint)
+        expect_close(given[name], value, f"{name} after the call", hint, atol=0.0, rtol=0.0)
+    return result

@@ -29,8 +29,12 @@ class CheckFailed(Exception):
 
 @dataclass
 class Check:
-    name: str
+    name: str  # English: the check's id in promise tables and wrong solutions' "caught by"
     run: CheckFn
+    name_zh: str | None = None  # shown instead of ``name`` in Chinese (language.py)
+
+    def title(self, lang: str) -> str:
+        return self.name_zh if lang == "zh" and self.name_zh else self.name
 
 
 @dataclass
@@ -43,19 +47,30 @@ class Exercise:
     file: str
     title: str
     checks: list[Check] = field(default_factory=list)
+    # "<function or class>: <key>" of a promise in the stub's docstring -> the checks keeping it
+    promises: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def chapter(self) -> str:
         return self.id.split("/", 1)[0]
 
-    def check(self, name: str) -> Callable[[CheckFn], CheckFn]:
-        """Decorator: appends a named check; checks run in the order they are defined."""
+    def check(self, name: str, zh: str | None = None) -> Callable[[CheckFn], CheckFn]:
+        """Decorator: appends a named check; checks run in the order they are defined. ``zh``:
+        the name in Chinese, for reports in a Chinese notebook."""
         def register(fn: CheckFn) -> CheckFn:
             if any(c.name == name for c in self.checks):
                 raise ValueError(f"{self.id} already has a check named {name!r}")
-            self.checks.append(Check(name, fn))
+            self.checks.append(Check(name, fn, zh))
             return fn
         return register
+
+    def keeps(self, table: dict) -> None:
+        """The promise table: ``{"<function>: <key>": check name or tuple of names}``, one row
+        per promise of the stub's docstrings that this exercise's checks keep (promises.py)."""
+        for promise, names in table.items():
+            if promise in self.promises:
+                raise ValueError(f"{self.id}: promise {promise!r} has two rows")
+            self.promises[promise] = (names,) if isinstance(names, str) else tuple(names)
 
 
 REGISTRY: dict[str, Exercise] = {}

@@ -22,6 +22,7 @@ class CheckResult:
     detail: str = ""
     printed: list[str] = field(default_factory=list)  # what the reader's code printed, cleaned
     timed_out: bool = False  # stopped at the time limit: the checks after it are not run
+    title: str = ""  # the name shown in the report (in Chinese where the check has one)
 
 
 @dataclass
@@ -60,7 +61,7 @@ def format_result(result: Result, flags: str = "") -> str:
              f"seed     {result.seed}"]
     said = set()
     for check in result.checks:
-        lines.append(f"  {check.status:<5} {check.name}")
+        lines.append(f"  {check.status:<5} {check.title or check.name}")
         if check.detail not in said:  # the same "not written yet" under every check: say it once
             said.add(check.detail)
             for line in check.detail.splitlines():

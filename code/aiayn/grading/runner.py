@@ -62,9 +62,10 @@ import sys
 import warnings
 from pathlib import Path
 
-from . import evidence, sandbox, tamper
+from . import evidence, promises, sandbox, tamper
 from .child import OUTPUT_KEPT, grade_in_child, load_file
 from .core import CheckFailed, Exercise
+from .language import current_language
 from .report import CheckResult, Result, clean, format_result, printed_lines  # noqa: F401
 
 TIME_LIMIT_S = 30.0  # per check: generous for the graders' small inputs on a busy machine
@@ -113,7 +114,23 @@ def run_exercise(exercise: Exercise, path: Path, seed: int | None = None,
             checks += results
             if checks[-1].timed_out:  # a code that hung once would hang again: one wait only
                 checks += not_run(exercise.checks[len(checks):], len(checks), limits.time_s)
-    return Result(exercise, shown, seed, checks)
+    return Result(exercise, shown, seed, _titled(exercise, checks))
+
+
+def _titled(exercise: Exercise, checks: list[CheckResult]) -> list[CheckResult]:
+    """Each check's name in the report's language, and under a failure the stub's promises
+    that the check keeps (quoted from the docstring, so the reader finds the sentence)."""
+    lang = current_language()
+    try:
+        stub = exercises_dir() / exercise.file
+    except FileNotFoundError:  # no checkout around: no docstring to quote
+        stub = None
+    for check, result in zip(exercise.checks, checks):
+        result.title = check.title(lang)
+        if result.status == "FAIL":
+            result.detail = "\n".join([result.detail, *promises.kept_by(
+                exercise, check.name, stub)]).strip("\n")
+    return checks
 
 
 def not_run(rest, stalled_at: int, time_s: float, where: str = "") -> list[CheckResult]:
@@ -121,7 +138,8 @@ def not_run(rest, stalled_at: int, time_s: float, where: str = "") -> list[Check
     out; ``where`` names another exercise of the same file when that is where it happened."""
     detail = (f"not run: your code did not finish check {stalled_at}{where} within {time_s:g} s; "
               "fix that first, then grade again")
-    return [CheckResult(c.name, "SKIP", detail) for c in rest]
+    lang = current_language()
+    return [CheckResult(c.name, "SKIP", detail, title=c.title(lang)) for c in rest]
 
 
 def _grade_in_a_child(exercise: Exercise, path: Path, seed: int, start: int,

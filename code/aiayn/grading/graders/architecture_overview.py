@@ -9,6 +9,7 @@ from ...np.encoder import residual as course_residual
 from ...np.normalization import LayerNorm
 from ..compare import expect_array, expect_close, expect_shape
 from ..core import exercise, need
+from ..language import tr
 
 ex = exercise("architecture_overview/residual", "architecture_overview/residual.py",
               "the residual wrapper: Post-LN LayerNorm(x + Dropout(Sublayer(x))) and Pre-LN")
@@ -77,3 +78,42 @@ ex.check("Post-LN: dropout acts on the sub-layer's output, before the addition")
     residual_check(False, True))
 ex.check("Pre-LN: dropout acts on the sub-layer's output, before the addition")(
     residual_check(True, True))
+
+
+GIVEN = "calls the norm, sublayer and dropout it is given, whatever they compute"
+OWN_NORM = tr("you normalised with a formula of your own: call `norm`, the function given (the "
+              "layer's LayerNorm, with its own gain and bias); the grader passes functions "
+              "that are not a LayerNorm at all, and yours must use them as they are",
+              "你用了自己写的归一化公式：请调用传入的函数 `norm`（层自己的 LayerNorm，带有自己的"
+              "增益和偏置）；评分程序传入的函数根本不是 LayerNorm，你的代码要原样使用它们")
+
+
+def own_layer_norm(h):
+    return (h - h.mean(-1, keepdims=True)) / np.sqrt(h.var(-1, keepdims=True) + 1e-5)
+
+
+@ex.check(GIVEN, zh="调用传入的 norm、sublayer 和 dropout，不论它们计算什么")
+def _(mod, rng):
+    x, sublayer, _ = setup(rng)
+    norm, dropout = (lambda h: 0.5 * h + 1.0), (lambda h: 0.8 * h)  # noqa: E731 (not LN)
+    for norm_first in (False, True):
+        got = need(mod, "residual")(x.copy(), sublayer, norm, dropout, norm_first)
+        want = course_residual(x, sublayer, norm, dropout, norm_first)
+        own = [(course_residual(x, sublayer, own_layer_norm, d, norm_first), OWN_NORM)
+               for d in (dropout, lambda h: h)]
+        expect_close(got, want, f"output (norm_first={norm_first}) with norm(h) = 0.5 h + 1 and "
+                     "dropout(h) = 0.8 h", tr("call the three functions given, in the order of "
+                                              "the formula", "按公式的顺序调用传入的三个函数"),
+                     own + wrong(x, sublayer, norm, dropout, norm_first))
+
+
+POST = "Post-LN (norm_first=False): LayerNorm(x + Sublayer(x)), dropout as identity"
+PRE = "Pre-LN (norm_first=True): x + Sublayer(LayerNorm(x)), dropout as identity"
+POST_DROPOUT = "Post-LN: dropout acts on the sub-layer's output, before the addition"
+PRE_DROPOUT = "Pre-LN: dropout acts on the sub-layer's output, before the addition"
+ex.keeps({
+    "residual: post-ln": (POST, POST_DROPOUT),
+    "residual: pre-ln": (PRE, PRE_DROPOUT),
+    "residual: dropout": (POST_DROPOUT, PRE_DROPOUT),
+    "residual: given-functions": GIVEN,
+})

@@ -43,12 +43,20 @@ def token_ids(rng, B, T, pad_id, padding_at_end=True):
     return ids
 
 
+FROM_LENGTHS = ("you computed each sentence's length and blocked the keys after it: decide from "
+                "the ids, tokens != pad_id, since padding may stand anywhere (here it also "
+                "stands first)")
+
+
 def mistakes(ids, pad_id):
     T = ids.shape[1]
     pad = course_masks.padding_mask(ids, pad_id)
     shape = (ids.shape[0], 1, T, T)
     ones = np.ones((T, T), dtype=bool)
-    found = [(pad | np.tril(ones)[None, None], OR),
+    lengths = (ids != pad_id).sum(axis=1)
+    by_length = (np.arange(T)[None, :] < lengths[:, None])[:, None, None, :]
+    found = [(by_length & np.tril(ones)[None, None], FROM_LENGTHS),
+             (pad | np.tril(ones)[None, None], OR),
              (pad & np.triu(ones)[None, None], UPPER),
              (pad & np.tril(ones, -1)[None, None], NO_DIAGONAL),
              (pad & np.tril(ones, 1)[None, None], NEXT_TOKEN),
@@ -96,3 +104,13 @@ def _(mod, rng):
     one = ids[:, :1].copy()
     one[0, 0] = 11  # first sentence: one real token, which sees itself
     expect_mask(need(mod, "target_mask")(one.copy(), pad_id), one, pad_id)
+
+
+FIRST = "bool (B, 1, T, T), equal to the course's target_mask on a padded batch"
+ex.keeps({
+    "target_mask: shape": FIRST,
+    "target_mask: convention": FIRST,
+    "target_mask: causal": "without padding it is the causal mask, for every sentence",
+    "target_mask: padding": "follows the ids: padding anywhere, and a single position (T = 1)",
+    "target_mask: and": FIRST,
+})

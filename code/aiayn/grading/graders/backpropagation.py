@@ -12,9 +12,9 @@ from ...np import attention as course
 from ...np import backprop
 from ...np.normalization import LayerNorm
 from ...pt import attention as course_pt
-from ..compare import expect_array, expect_close, expect_finite, expect_shape
+from ..compare import expect_array, expect_close, expect_finite, expect_shape, raised
 from ..core import CheckFailed, exercise, need
-from .scaled_dot_product_attention import all_masked_row, padding, random_qkv
+from ._attention import all_masked_row, padding, random_qkv
 
 
 def autograd(forward, inputs, grad_out):
@@ -106,13 +106,23 @@ def _(mod, rng):
                               "its slope is the gradient your formula must give")
 
 
+def on_other_ranks(call, hint):
+    """``call()``; an error from a fixed axis number (NumPy's AxisError is a ValueError and an
+    IndexError, a broadcast or unpacking error a ValueError) becomes this check's failure."""
+    try:
+        return call()
+    except (ValueError, IndexError) as error:
+        raise CheckFailed("a result for this number of axes", raised(error), hint) from None
+
+
 @sm.check("works for any number of leading axes, e.g. one row (T_k,)")
 def _(mod, rng):
     scores = rng.standard_normal(int(rng.integers(3, 8)))
     g, p = rng.standard_normal(scores.shape), course.masked_softmax(scores)
-    expect_close(call_softmax_backward(mod, g, p), backprop.masked_softmax_backward(g, p),
-                 "dL/d(scores) of a single row", "use axis=-1 with keepdims=True, not a fixed "
-                 "axis number", softmax_mistakes(g, p))
+    hint = "use axis=-1 with keepdims=True, not a fixed axis number"
+    expect_close(on_other_ranks(lambda: call_softmax_backward(mod, g, p), hint),
+                 backprop.masked_softmax_backward(g, p), "dL/d(scores) of a single row", hint,
+                 softmax_mistakes(g, p))
 
 
 # LayerNorm's backward ---------------------------------------------------------------------
@@ -131,6 +141,8 @@ WEIGHT_NO_X_HAT = ("grad_weight is the sum of dL/dy * x_hat (the weight multipli
                    "of dL/dy alone: that is grad_bias")
 WEIGHT_X = ("grad_weight is the sum of dL/dy * x_hat, the NORMALISED input: the weight "
             "multiplies x_hat, not x")
+STD_EPS = ("you divided by (std + eps): the forward pass divides by sigma = sqrt(var + eps), "
+           "eps inside the root, and its backward by the same sigma")
 
 
 def layer_norm_setup(rng, scale=1.0, ndim=3):
@@ -159,11 +171,14 @@ def layer_norm_mistakes(x, norm, grad_y):
     x_hat = (x - x.mean(axis=-1, keepdims=True)) / sigma
     g = grad_y * norm.weight
 
-    def paths(g, mean=True, variance=True):
+    def paths(g, mean=True, variance=True, sigma=sigma, x_hat=x_hat):
         return (g - (g.mean(-1, keepdims=True) if mean else 0)
                 - (x_hat * (g * x_hat).mean(-1, keepdims=True) if variance else 0)) / sigma
+    std_eps = x.std(axis=-1, keepdims=True) + norm.eps
     return [(paths(g, False, False), NO_STATS), (paths(g, mean=False), NO_MEAN),
-            (paths(g, variance=False), NO_VARIANCE), (paths(grad_y), NO_WEIGHT)]
+            (paths(g, variance=False), NO_VARIANCE), (paths(grad_y), NO_WEIGHT),
+            (paths(g, sigma=std_eps, x_hat=(x - x.mean(-1, keepdims=True)) / std_eps),
+             STD_EPS)]
 
 
 def call_layer_norm_backward(mod, x, norm, grad_y):
@@ -218,11 +233,12 @@ def _(mod, rng):
 @ln.check("works for a 2-D input (T, d_model)")
 def _(mod, rng):
     x, norm, grad_y = layer_norm_setup(rng, ndim=2)
-    got = call_layer_norm_backward(mod, x, norm, grad_y)
+    hint = ("use axis=-1 for the statistics and sum the parameter gradients over "
+            "tuple(range(x.ndim - 1)), not over fixed axes")
+    got = on_other_ranks(lambda: call_layer_norm_backward(mod, x, norm, grad_y), hint)
     want = layer_norm_reference(x, norm, grad_y)
     for name, g, w in zip(("grad_x", "grad_weight", "grad_bias"), got, want):
-        expect_close(g, w, name, "use axis=-1 for the statistics and sum the parameter "
-                     "gradients over tuple(range(x.ndim - 1)), not over fixed axes")
+        expect_close(g, w, name, hint)
 
 
 # Attention's backward ---------------------------------------------------------------------
@@ -293,7 +309,10 @@ def _(mod, rng):
     inputs, _ = attention_inputs(rng)
     want = attention_autograd(*inputs[:4])[2]
     expect_close(call_attention_backward(mod, *inputs)[2], want, "grad_v", "out = P V, so "
-                 "dV = P^T dO: np.swapaxes(weights, -1, -2) @ grad_out")
+                 "dV = P^T dO: np.swapaxes(weights, -1, -2) @ grad_out",
+                 [(want / math.sqrt(inputs[1].shape[-1]), "grad_v has no 1/sqrt(d_k): out = P V "
+                   "does not see the scale, which sits inside the scores, S = Q K^T / "
+                   "sqrt(d_k); only dQ and dK carry it")])
 
 
 @at.check("grad_q equals autograd: dQ = dS K / √d_k")
@@ -324,3 +343,34 @@ def _(mod, rng):
     for name, g, w in zip(("grad_q", "grad_k", "grad_v"), got, want):
         expect_finite(g, name, hint)
         expect_close(g, w, name, hint, atol=1e-10)
+
+
+sm.keeps({
+    "softmax_backward: value": ("shape of the weights; equals autograd through the softmax over "
+                                "the keys", "agrees with central finite differences of the "
+                                "masked softmax"),
+    "softmax_backward: last-axis": "shape of the weights; equals autograd through the softmax "
+                                   "over the keys",
+    "softmax_backward: masked": "blocked keys get exactly 0; an all-masked row gets zeros, not NaN",
+    "softmax_backward: leading-axes": "works for any number of leading axes, e.g. one row (T_k,)",
+})
+ln.keeps({
+    "layer_norm_backward: grad-x": "grad_x equals autograd through LayerNorm (random weight and "
+                                   "bias)",
+    "layer_norm_backward: grad-weight": "grad_weight = sum of dL/dy * x_hat, grad_bias = sum of "
+                                        "dL/dy, over every position",
+    "layer_norm_backward: grad-bias": "grad_weight = sum of dL/dy * x_hat, grad_bias = sum of "
+                                      "dL/dy, over every position",
+    "layer_norm_backward: eps": "small activations (std ~ 1e-3): sigma = sqrt(var + eps), eps "
+                                "inside the root",
+    "layer_norm_backward: leading-axes": "works for a 2-D input (T, d_model)",
+})
+at.keeps({
+    "attention_backward: shapes": "returns (grad_q, grad_k, grad_v) shaped like q, k, v (T_q != "
+                                  "T_k, d_k != d_v)",
+    "attention_backward: grad-v": "grad_v = P^T dL/d(out)",
+    "attention_backward: grad-q": "grad_q equals autograd: dQ = dS K / √d_k",
+    "attention_backward: grad-k": "grad_k equals autograd: dK = dS^T Q / √d_k",
+    "attention_backward: masked": "masked keys get no gradient; an all-masked query gets zeros, "
+                                  "not NaN",
+})

@@ -6,8 +6,9 @@ penalty off by a constant factor ranks hypotheses of one alpha the same way and 
 import numpy as np
 
 from ...inference.beam_search import length_penalty as course_penalty
-from ..compare import expect_close
+from ..compare import expect_close, raised
 from ..core import CheckFailed, exercise, need
+from ..language import tr
 
 ex = exercise("copy_task/length_penalty", "copy_task/length_penalty.py",
               "GNMT length penalty ((5 + |Y|) / 6)^alpha and the score log P / lp")
@@ -85,14 +86,50 @@ def _(mod, rng):
                      "log_prob / length_penalty(length, alpha)", found, atol=1e-12)
 
 
-@ex.check("works element-wise on NumPy arrays of lengths and log-probabilities")
-def _(mod, rng):
+ELEMENTWISE_HINT = tr("use only + / ** (or NumPy functions) on length and log_prob: no int(), "
+                      "float(), math.pow or Python loops, which take one number, not an array",
+                      "对 length 和 log_prob 只用 + / **（或 NumPy 函数）：不要用 int()、float()、"
+                      "math.pow 或 Python 循环，它们只接受一个数，不接受数组")
+
+
+def on_arrays(call, what):
+    """``call()`` on arrays; a scalar-only function's error becomes this check's failure."""
+    try:
+        return np.asarray(call(), dtype=float)
+    except (TypeError, ValueError) as error:
+        raise CheckFailed(f"{what} for an array", raised(error), ELEMENTWISE_HINT) from None
+
+
+def array_case(rng):
     L = rng.integers(1, 61, 6)
-    log_prob = -rng.uniform(0.1, 3.0, 6) * L
-    want_lp = np.array([course_penalty(int(n), 0.6) for n in L])
-    hint = "use only + / ** (or NumPy functions) on length: no int(), math.pow or Python loops"
-    expect_close(np.asarray(need(mod, "length_penalty")(L, 0.6), dtype=float), want_lp,
-                 "length_penalty(lengths, 0.6)", hint, penalty_mistakes(L, 0.6), atol=1e-12)
-    expect_close(np.asarray(need(mod, "normalised_score")(log_prob, L, 0.6), dtype=float),
-                 log_prob / want_lp, "normalised_score(log_probs, lengths, 0.6)", hint,
-                 atol=1e-12)
+    return L, -rng.uniform(0.1, 3.0, 6) * L, np.array([course_penalty(int(n), 0.6) for n in L])
+
+
+LP_ARRAYS = "length_penalty works element-wise on a NumPy array of lengths"
+SCORE_ARRAYS = "normalised_score works element-wise on NumPy arrays"
+
+
+@ex.check(LP_ARRAYS, zh="length_penalty 对 NumPy 长度数组逐元素计算")
+def _(mod, rng):
+    L, _, want_lp = array_case(rng)
+    expect_close(on_arrays(lambda: need(mod, "length_penalty")(L, 0.6), "length_penalty"),
+                 want_lp, "length_penalty(lengths, 0.6)", ELEMENTWISE_HINT,
+                 penalty_mistakes(L, 0.6), atol=1e-12)
+
+
+@ex.check(SCORE_ARRAYS, zh="normalised_score 对 NumPy 数组逐元素计算")
+def _(mod, rng):
+    L, log_prob, want_lp = array_case(rng)
+    expect_close(on_arrays(lambda: need(mod, "normalised_score")(log_prob, L, 0.6),
+                           "normalised_score"), log_prob / want_lp,
+                 "normalised_score(log_probs, lengths, 0.6)", ELEMENTWISE_HINT, atol=1e-12)
+
+
+ex.keeps({
+    "length_penalty: value": ("length_penalty equals ((5 + |Y|) / 6) ** alpha (values, not only "
+                              "the ranking)", "alpha = 0 gives 1 for every length; length 1 "
+                              "gives 1 for every alpha"),
+    "length_penalty: elementwise": LP_ARRAYS,
+    "normalised_score: value": "normalised_score equals log P / lp, the score beam search ranks by",
+    "normalised_score: elementwise": SCORE_ARRAYS,
+})

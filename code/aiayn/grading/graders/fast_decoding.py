@@ -7,6 +7,7 @@ and value, and a Pre-LN stack without its final LayerNorm. ``greedy_decode`` mus
 ``aiayn.pt.decoding.greedy_decode``'s ids and run the decoder on one new position per step."""
 
 import torch
+from torch import nn
 
 from ...config import TransformerConfig
 from ...data.specials import BOS_ID, EOS_ID
@@ -17,6 +18,7 @@ from ...pt.masks import padding_mask
 from ...pt.model import Transformer
 from ..compare import expect_close, expect_equal, expect_shape
 from ..core import CheckFailed, exercise, need
+from ..language import tr
 from ._modules import token_ids
 
 ex = exercise("fast_decoding/kv_cache", "fast_decoding/kv_cache.py",
@@ -32,6 +34,8 @@ NO_APPEND = ("this is what a cache that keeps only the newest key and value give
              "dim=2)) instead of replacing it")
 NO_FINAL_NORM = ("under Pre-LN the decoder stack ends with one more LayerNorm, "
                  "model.decoder.norm (None under Post-LN): apply it to the last layer's output")
+NO_SRC_MASK = ("this is what cross-attention without src_mask gives: the new token attends to "
+               "the source's padding. Pass src_mask to the attention over cross_k and cross_v")
 
 
 def course_model(rng, norm_first: bool) -> Transformer:
@@ -53,6 +57,7 @@ def inputs(rng, model, B=3, T=6):
     """A padded source batch, its memory and mask, and a target prefix without padding."""
     c = model.config
     src = token_ids(rng, B, int(rng.integers(4, 8)), c.src_vocab_size, c.pad_id)
+    src[-1, -2:] = c.pad_id  # padding in the batch, whatever the draw: src_mask must matter
     src_mask = padding_mask(src, c.pad_id)
     ys = torch.from_numpy(rng.integers(3, c.tgt_vocab_size, size=(B, T)))
     ys[:, 0] = BOS_ID
@@ -60,7 +65,8 @@ def inputs(rng, model, B=3, T=6):
         return src, src_mask, model.encode(src, src_mask), ys
 
 
-def course_steps(model, ys, memory, src_mask, offset=True, append=True, final_norm=True):
+def course_steps(model, ys, memory, src_mask, offset=True, append=True, final_norm=True,
+                 source_masked=True):
     """Hidden states (B, T, d_model) of ys decoded one token at a time with the course's cache,
     or with one of the mistakes the hints name."""
     cache = IncrementalDecoder(model, memory, src_mask).cache  # cross K, V; empty self K, V
@@ -72,7 +78,7 @@ def course_steps(model, ys, memory, src_mask, offset=True, append=True, final_no
             for layer, c in zip(model.decoder.layers, cache):
                 if not append:
                     c["self_k"], c["self_v"] = c["self_k"][:, :, :0], c["self_v"][:, :, :0]
-                x = decoder_layer_step(layer, x, c, None, src_mask)
+                x = decoder_layer_step(layer, x, c, None, src_mask if source_masked else None)
             norm = model.decoder.norm
             out.append(x if norm is None or not final_norm else norm(x))
     return torch.cat(out, dim=1)
@@ -85,7 +91,8 @@ def reader_steps(mod, model, ys, memory, src_mask):
                for t in range(ys.shape[1])]
     for t, h in enumerate(out):
         expect_shape(h, (ys.shape[0], 1, model.config.d_model), f"decode_step's output at step {t}",
-                     "one new token in, its hidden state (B, 1, d_model) out")
+                     "one new token in, its hidden state (B, 1, d_model) out: keep the time "
+                     "axis of length 1")
     return torch.cat(out, dim=1), cache
 
 
@@ -138,7 +145,8 @@ def _(mod, rng):
     with torch.no_grad():
         want = model.decode(ys, memory, src_mask)
     mistakes = [(course_steps(model, ys, memory, src_mask, offset=False), NO_OFFSET),
-                (course_steps(model, ys, memory, src_mask, append=False), NO_APPEND)]
+                (course_steps(model, ys, memory, src_mask, append=False), NO_APPEND),
+                (course_steps(model, ys, memory, src_mask, source_masked=False), NO_SRC_MASK)]
     expect_close(got, want, "hidden states, steps 0..5", "step t: the token at position t, "
                  "attending to the keys and values of steps 0..t", mistakes, **TIGHT)
 
@@ -177,11 +185,37 @@ def _(mod, rng):
                          "the encoder output does not change while decoding: leave them", **TIGHT)
 
 
+def ends_early(ids) -> bool:
+    """Whether a sentence of the batch produced EOS while another went on (padding follows)."""
+    return bool((ids[:, :-1] == EOS_ID).any())
+
+
+def with_early_eos(model, src):
+    """The course's ids for ``src`` after giving EOS another weight row (a fraction of its own,
+    or a little more than that of a token the model picks) until ``ends_early``; the model keeps
+    the first row that does (its own when none does)."""
+    original = model.out_proj.weight[EOS_ID].detach().clone()
+    liked = torch.unique(course_greedy_decode(model, src, 12, BOS_ID, EOS_ID, use_cache=False)
+                         [:, 1:], sorted=True).tolist()
+    rows = [original] + [f * original for f in (0.8, 0.5, 0.2)] + [
+        f * model.out_proj.weight[t].detach().clone() for t in liked for f in (1.02, 1.05, 1.1)]
+    for row in rows + [original]:
+        with torch.no_grad():
+            model.out_proj.weight[EOS_ID] = row
+        want = course_greedy_decode(model, src, 12, BOS_ID, EOS_ID, use_cache=False)
+        if ends_early(want):
+            break
+    return want
+
+
 @ex.check("greedy_decode returns aiayn.pt's greedy_decode ids (padded batch, early EOS)")
 def _(mod, rng):
-    model = course_model(rng, norm_first=bool(rng.integers(0, 2)))
-    src, _, _, _ = inputs(rng, model, B=5)
-    want = course_greedy_decode(model, src, 12, BOS_ID, EOS_ID, use_cache=False)
+    for _ in range(5):  # a random model may decode every sentence alike: draw another
+        model = course_model(rng, norm_first=bool(rng.integers(0, 2)))
+        src, _, _, _ = inputs(rng, model, B=5)
+        want = with_early_eos(model, src)
+        if ends_early(want):
+            break
     got = need(mod, "greedy_decode")(model, src, 12, BOS_ID, EOS_ID)
     hint = ("if a decode_step check above fails, fix that first: other hidden states pick "
             "other tokens. Otherwise: feed decode_step the newest token, ys[:, -1:], at position "
@@ -210,3 +244,52 @@ def _(mod, rng):
                           "(decode_step(model, ys[:, -1:], step, ...)); re-reading the prefix, "
                           "model.decode(ys, ...), costs 1 + 2 + ... + 8 = 36 positions per "
                           "sentence: what the cache is there to avoid")
+
+
+EVAL = "greedy_decode puts the model in eval mode: no dropout while decoding"
+
+
+@ex.check(EVAL, zh="greedy_decode 先把模型切换到 eval 模式：解码时不做 Dropout")
+def _(mod, rng):
+    model = course_model(rng, norm_first=False)  # dropout 0.1
+    src, _, _, _ = inputs(rng, model, B=2)
+    want = course_greedy_decode(model, src, 6, BOS_ID, EOS_ID, use_cache=False)
+    model.train()  # as a training loop leaves it
+    active = []
+    hooks = [m.register_forward_hook(lambda module, args, out: active.append(module.training))
+             for m in model.modules() if isinstance(m, nn.Dropout)]
+    try:
+        got = need(mod, "greedy_decode")(model, src, 6, BOS_ID, EOS_ID)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    if any(active):
+        raise CheckFailed(tr("every dropout off while decoding", "解码时所有 Dropout 都关闭"),
+                          tr(f"{sum(active)} dropout calls in train mode",
+                             f"{sum(active)} 次 Dropout 在训练模式下运行"),
+                          tr("a model handed over from training is in train mode, and its "
+                             "dropout would change the tokens from run to run: call model.eval() "
+                             "first, as aiayn.pt.decoding.greedy_decode does",
+                             "刚训练完交过来的模型处于训练模式，其 Dropout 会让每次解码得到的词元"
+                             "不同：先调用 model.eval()，和 aiayn.pt.decoding.greedy_decode 一样"))
+    expect_equal(got, want, "ids", "the ids of aiayn.pt's greedy_decode")
+
+
+FIRST = "start_cache: per layer, the encoder output's keys and values; empty self-attention ones"
+ON_BOS = "decode_step on <s> (position 0) equals model.decode"
+STEPS = "decode_step, token after token, equals model.decode over the whole prefix (Post-LN)"
+ex.keeps({
+    "start_cache: layout": FIRST,
+    "start_cache: empty-self": FIRST,
+    "start_cache: cross": FIRST,
+    "decode_step: shape": ON_BOS,
+    "decode_step: hidden": (ON_BOS, STEPS),
+    "decode_step: position": STEPS,
+    "decode_step: appends": "the cache grows by one position per step; the encoder-decoder keys "
+                            "and values stay",
+    "decode_step: pre-ln": "the same under Pre-LN, the decoder's final LayerNorm included",
+    "greedy_decode: ids": "greedy_decode returns aiayn.pt's greedy_decode ids (padded batch, "
+                          "early EOS)",
+    "greedy_decode: one-position": "greedy_decode runs the decoder on one new position per step",
+    "greedy_decode: eval": EVAL,
+})

@@ -7,8 +7,9 @@ gives wrong numbers)."""
 import numpy as np
 
 from ...np.feedforward import PositionwiseFeedForward
-from ..compare import expect_array, expect_close, expect_shape
+from ..compare import call_on_read_only, expect_array, expect_close, expect_shape, raised
 from ..core import CheckFailed, exercise, need
+from ..language import tr
 
 ex = exercise("feed_forward_and_embeddings/feed_forward",
               "feed_forward_and_embeddings/feed_forward.py",
@@ -80,9 +81,40 @@ def _(mod, rng):
 @ex.check("position-wise: works for (T, d_model) and for one position alone")
 def _(mod, rng):
     x, ffn = setup(rng)
-    expect_close(call(mod, x[0], ffn), ffn(x[:1])[0], "output for a 2-D input (T, d_model)",
-                 "use x @ w1.T (matmul over the last axis), not a fixed number of axes",
+    hint = "use x @ w1.T (matmul over the last axis), not a fixed number of axes"
+    try:
+        got = call(mod, x[0], ffn)
+    except ValueError as error:  # einsum's or a reshape's: written for three axes
+        raise CheckFailed("an output for a 2-D input (T, d_model)", raised(error),
+                          hint) from None
+    expect_close(got, ffn(x[:1])[0], "output for a 2-D input (T, d_model)", hint,
                  mistakes(x[0], ffn))
     expect_close(call(mod, x[:1, :1], ffn), ffn(x)[:1, :1], "position (0, 0) alone vs in its "
                  "batch", "each position goes through the FFN on its own: no statistics or "
                  "sums over the batch or time axes", mistakes(x[:1, :1], ffn))
+
+
+UNCHANGED = "leaves its inputs unchanged"
+
+
+@ex.check(UNCHANGED, zh="不修改输入")
+def _(mod, rng):
+    x, ffn = setup(rng)
+    got = call_on_read_only(need(mod, "feed_forward"), dict(zip(
+        ("x", "w1", "b1", "w2", "b2"), (x, *weights(ffn)))), tr(
+        "the caller still needs its arrays: build new ones (h = x @ w1.T + b1, np.maximum(h, 0)) "
+        "instead of writing into x or the weights (x += ..., out=x)",
+        "调用者还要用这些数组：请生成新数组（h = x @ w1.T + b1，np.maximum(h, 0)），不要写入 x 或"
+        "权重（x += ...，out=x）"))
+    expect_close(got, ffn(x), "output", "max(0, x @ w1.T + b1) @ w2.T + b2", mistakes(x, ffn))
+
+
+FIRST = "shape (B, T, d_model); equals the course's FFN with the same weights"
+ex.keeps({
+    "feed_forward: value": FIRST,
+    "feed_forward: layout": (FIRST, "square weights (d_ff = d_model): the (out, in) layout "
+                                    "still matters"),
+    "feed_forward: position-wise": "position-wise: works for (T, d_model) and for one position "
+                                   "alone",
+    "feed_forward: inputs-unchanged": UNCHANGED,
+})

@@ -4,20 +4,28 @@ positional encoding. All grade ``exercises/from_scratch/transformer.py`` against
 
 import numpy as np
 import torch
+from torch import nn
 
 from ...np.embeddings import sinusoidal_table
 from ...pt import attention as course
 from ...pt import masks as course_masks
+from ..calls import lines_run, modules_of_type
 from ..compare import as_numpy, expect_close, expect_equal, expect_shape
 from ..core import CheckFailed, exercise, need
+from ..language import tr
 from ._modules import build, copy_weights, grads_of, head_dims, tensor, token_ids
-from .scaled_dot_product_attention import MASK_HINT, attention_checks
+from ._attention import (ALL_MASKED, GRADIENTS, MASK_HINT, MASKED, OUTPUT, OWN_ATTENTION,
+                         SCALED, SHAPES, SUMS, attention_checks)
 
 FILE = "from_scratch/transformer.py"
 
 # Stage 1 -----------------------------------------------------------------------------------
-attention_checks(exercise("from_scratch/attention", FILE,
-                          "stage 1: scaled dot-product attention (PyTorch)"), "torch")
+attention = exercise("from_scratch/attention", FILE,
+                     "stage 1: scaled dot-product attention (PyTorch)")
+attention_checks(attention, "torch")
+attention.keeps({f"scaled_dot_product_attention: {key}": checks for key, checks in {
+    "shapes": SHAPES, "value": (SUMS, SCALED, OUTPUT), "mask": MASKED,
+    "all-masked": (ALL_MASKED, GRADIENTS), "own-attention": OWN_ATTENTION}.items()})
 
 # Stage 2 -----------------------------------------------------------------------------------
 mha = exercise("from_scratch/multi_head_attention", FILE,
@@ -116,7 +124,9 @@ def _(mod, rng):
     mine = reader_mha(mod, d_model, H, theirs)
     T = int(rng.integers(4, 7))
     x = tensor(rng, B, T, d_model)
-    mask = course_masks.padding_mask(token_ids(rng, B, T, 9, 0), 0)
+    ids = token_ids(rng, B, T, 9, 0)
+    ids[-1, -1] = 0  # a padded key, whatever the draw: the mask must matter
+    mask = course_masks.padding_mask(ids, 0)
     _, want = theirs(x, x, x, mask)
     expect_close(mine(x, x, x, mask)[1], want, "weights", "pass the mask on to the attention",
                  [(theirs(x, x, x, ~mask)[1], MASK_HINT), (theirs(x, x, x)[1],
@@ -137,6 +147,58 @@ def _(mod, rng):
                               "used in forward, and nothing may be detached")
         expect_close(got, want, f"gradient of {name}", TRANSPOSE_HINT)
 
+
+MHA_LOOP = "no loop over heads: 2 heads and 4 heads run as many lines"
+MHA_OWN = "written with nn.Linear: no nn.MultiheadAttention inside"
+
+
+@mha.check(MHA_LOOP, zh="不按头循环：2 个头与 4 个头运行的代码行数相同")
+def _(mod, rng):
+    d_model, lines = 8, {}
+    x = tensor(rng, 2, 5, d_model)
+    for H in (2, 4):
+        mine = build(mod, "MultiHeadAttention", d_model, H)
+        with torch.no_grad():
+            lines[H] = lines_run(mine, x, x, x)
+    if lines[2] != lines[4]:
+        raise CheckFailed(tr("as many lines of your code for 4 heads as for 2",
+                             "4 个头与 2 个头运行的代码行数相同"),
+                          tr(f"{lines[2]} lines for 2 heads, {lines[4]} for 4",
+                             f"2 个头运行 {lines[2]} 行，4 个头运行 {lines[4]} 行"),
+                          tr("a Python loop over the heads runs its body once per head: split "
+                             "the projections into heads, (B, T, d_model) -> (B, H, T, d_k), and "
+                             "call scaled_dot_product_attention once on all of them",
+                             "对头的 Python 循环每个头都要把循环体跑一遍：把投影结果拆成多个头，"
+                             "(B, T, d_model) -> (B, H, T, d_k)，再对所有头只调用一次 "
+                             "scaled_dot_product_attention"))
+
+
+@mha.check(MHA_OWN, zh="用 nn.Linear 写成：内部没有 nn.MultiheadAttention")
+def _(mod, rng):
+    B, H, d_model, _ = pair(rng)
+    found = modules_of_type(build(mod, "MultiHeadAttention", d_model, H),
+                            (nn.MultiheadAttention,))
+    if found:
+        raise CheckFailed(tr("no nn.MultiheadAttention", "没有 nn.MultiheadAttention"),
+                          ", ".join(found),
+                          tr("writing multi-head attention is this stage: four nn.Linear "
+                             "(w_q, w_k, w_v, w_o), split into heads, your "
+                             "scaled_dot_product_attention, merge the heads",
+                             "这一步就是要自己写多头注意力：四个 nn.Linear（w_q、w_k、w_v、w_o），"
+                             "拆成多个头，调用你自己的 scaled_dot_product_attention，再合并各头"))
+
+
+mha.keeps({
+    "MultiHeadAttention: attributes": "has w_q, w_k, w_v, w_o = nn.Linear(d_model, d_model)",
+    "MultiHeadAttention: value": (
+        "self-attention equals the course's (same weights)",
+        "permuting the tokens permutes the output (no position mixing)",
+        "cross-attention: T_q != T_k, keys and values from another sequence",
+        "gradients equal the course's for all four projections"),
+    "MultiHeadAttention: mask": "the mask reaches the attention (True = may attend)",
+    "MultiHeadAttention: no-head-loop": MHA_LOOP,
+    "MultiHeadAttention: own-attention": MHA_OWN,
+})
 
 # Stage 3 -----------------------------------------------------------------------------------
 masks = exercise("from_scratch/masks", FILE, "stage 3: padding, causal and target masks")
@@ -207,6 +269,13 @@ def _(mod, rng):
         *causal_mistakes(ids.shape[1], pad)])
 
 
+masks.keeps({
+    "padding_mask: mask": "padding_mask: bool (B, 1, 1, T), False exactly at padding",
+    "causal_mask: mask": "causal_mask: bool (1, 1, T, T), position i sees j <= i, diagonal "
+                         "included",
+    "target_mask: mask": "target_mask: padding AND causal, (B, 1, T, T)",
+})
+
 # Stage 4 -----------------------------------------------------------------------------------
 pe = exercise("from_scratch/positional_encoding", FILE, "stage 4: sinusoidal positional encoding")
 
@@ -231,9 +300,10 @@ def pe_dims(rng):
 def _(mod, rng):
     max_len, d_model = pe_dims(rng)
     got = need(mod, "positional_encoding")(max_len, d_model)
-    if not (hasattr(got, "dtype") and got.dtype.is_floating_point):
+    if not (isinstance(got, torch.Tensor) and got.dtype.is_floating_point):
         raise CheckFailed("a floating-point tensor", f"{getattr(got, 'dtype', type(got))}",
-                          "build the table with torch (float32 is fine)")
+                          "build the table with torch (float32 is fine); a NumPy table "
+                          "becomes one with torch.from_numpy")
     expect_shape(got, (max_len, d_model), "table", "one row per position, one column per "
                  "feature: (max_len, d_model)")
 
@@ -258,3 +328,10 @@ def _(mod, rng):
                       "columns 2i and 2i + 1 share ONE frequency, 1/10000^(2i/d_model): do not "
                       "use each column's own index in the exponent")],
                  atol=1e-4, rtol=1e-4)  # float32 is enough for a table of sines
+
+
+pe.keeps({
+    "positional_encoding: shape": "returns a float tensor of shape (max_len, d_model)",
+    "positional_encoding: value": "equals the paper's sinusoids, sin on even and cos on odd "
+                                  "columns",
+})

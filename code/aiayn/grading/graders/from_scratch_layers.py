@@ -3,14 +3,17 @@ encoder layer and the decoder layer, compared with ``aiayn.pt`` modules holding 
 
 import numpy as np
 import torch
+from torch import nn
 
 from ...pt import masks as course_masks
 from ...pt.decoder import DecoderLayer
 from ...pt.encoder import EncoderLayer
 from ...pt.feedforward import PositionwiseFeedForward
 from ...pt.normalization import LayerNorm
+from ..calls import modules_of_type
 from ..compare import as_numpy, expect_close
 from ..core import CheckFailed, exercise
+from ..language import tr
 from ._modules import build, copy_weights, head_dims, tensor, token_ids
 
 FILE = "from_scratch/transformer.py"
@@ -96,7 +99,9 @@ def _(mod, rng):
     expect_close(mine(x), theirs(x), "FFN(x)", "max(0, x W_1 + b_1) W_2 + b_2", [
         (theirs.w_2(theirs.w_1(x)), "the ReLU is missing: without it the two linear maps "
          "collapse into one"),
-        (torch.relu(theirs(x)), "the ReLU goes between w_1 and w_2, not after w_2")])
+        (torch.relu(theirs(x)), "the ReLU goes between w_1 and w_2, not after w_2"),
+        (torch.relu(theirs.w_2(theirs.w_1(x))), "the ReLU goes between w_1 and w_2, not after "
+         "w_2")])
 
 
 def encoder_pair(mod, rng, dropout=0.0):
@@ -141,6 +146,37 @@ def _(mod, rng):
                  "the identity in eval mode), not F.dropout with training=True")
 
 
+OWN_NORM = "LayerNorm is written here: not nn.LayerNorm"
+
+
+@enc.check(OWN_NORM, zh="LayerNorm 由你自己实现：不是 nn.LayerNorm")
+def _(mod, rng):
+    found = modules_of_type(build(mod, "LayerNorm", int(rng.integers(6, 13))), (nn.LayerNorm,))
+    if found:
+        raise CheckFailed(tr("a LayerNorm of your own", "你自己实现的 LayerNorm"),
+                          ", ".join(found),
+                          tr("writing LayerNorm is this stage: nn.Module with weight and bias "
+                             "parameters, and forward computing (x - mean) / sqrt(var + eps) * "
+                             "weight + bias over the last axis",
+                             "这一步就是要自己写 LayerNorm：一个带 weight 和 bias 参数的 "
+                             "nn.Module，forward 在最后一维上计算 (x - mean) / sqrt(var + eps) * "
+                             "weight + bias"))
+
+
+enc.keeps({
+    "LayerNorm: attributes": "LayerNorm: weight = ones, bias = zeros, shape (d_model,); eps = 1e-5",
+    "LayerNorm: value": ("LayerNorm equals nn.LayerNorm on ordinary inputs",
+                         "LayerNorm divides by √(variance + eps), not std + eps (inputs of tiny "
+                         "variance)"),
+    "LayerNorm: own-norm": OWN_NORM,
+    "FeedForward: value": "FeedForward: w_2(relu(w_1(x))) with w_1 (d_model -> d_ff), w_2 "
+                          "(d_ff -> d_model)",
+    "EncoderLayer: attributes": "EncoderLayer has self_attn, ffn, norm1, norm2 with the "
+                                "course's parameter names",
+    "EncoderLayer: post-ln": "EncoderLayer equals the course's Post-LN layer, with a padding mask",
+    "EncoderLayer: dropout": "EncoderLayer applies dropout in train mode, and none in eval mode",
+})
+
 # Stage 6 -----------------------------------------------------------------------------------
 dec = exercise("from_scratch/decoder_layer", FILE,
                "stage 6: decoder layer: masked self-attention, cross-attention, FFN")
@@ -183,7 +219,9 @@ def _(mod, rng):
     mine, theirs, x, memory = decoder_pair(mod, rng)
     B, T_tgt, T_src = x.shape[0], x.shape[1], memory.shape[1]
     tgt_mask = course_masks.target_mask(token_ids(rng, B, T_tgt, 9, 0), 0)
-    src_mask = course_masks.padding_mask(token_ids(rng, B, T_src, 9, 0), 0)
+    src = token_ids(rng, B, T_src, 9, 0)
+    src[1, -1] = 0  # at least one padded source key, whatever the draw
+    src_mask = course_masks.padding_mask(src, 0)
     pre_ln = DecoderLayer(x.shape[2], theirs.self_attn.num_heads, 2 * x.shape[2], 0.0, True)
     pre_ln.double().eval().load_state_dict(theirs.state_dict())
     expect_close(mine(x, memory, src_mask, tgt_mask), theirs(x, memory, src_mask, tgt_mask),
@@ -208,3 +246,15 @@ def _(mod, rng):
         raise CheckFailed(f"outputs at positions < {t} unchanged when position {t} changes",
                           "they changed: the decoder sees the future",
                           "pass tgt_mask to the self-attention (not to the cross-attention)")
+
+
+dec.keeps({
+    "DecoderLayer: attributes": "DecoderLayer has self_attn, cross_attn, ffn, norm1-3 with the "
+                                "course's names",
+    "DecoderLayer: cross": "cross-attention takes its keys and values from the encoder output "
+                           "(memory)",
+    "DecoderLayer: post-ln": ("DecoderLayer equals the course's Post-LN layer, with target and "
+                              "source masks",
+                              "masked self-attention: a later target position changes no "
+                              "earlier output"),
+})

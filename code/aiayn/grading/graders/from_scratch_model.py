@@ -10,8 +10,10 @@ from torch import nn
 from ...config import TransformerConfig
 from ...pt.decoding import greedy_decode as course_greedy_decode
 from ...pt.model import Transformer
+from ..calls import modules_of_type
 from ..compare import expect_close, expect_equal, expect_shape
 from ..core import CheckFailed, exercise, need
+from ..language import tr
 from ._modules import build, copy_weights, grads_of, tensor, token_ids
 
 FILE = "from_scratch/transformer.py"
@@ -29,17 +31,26 @@ def scratch_key(course_key: str) -> str:
     return re.sub(r"^(encoder|decoder)\.layers\.", r"\1.", course_key)
 
 
-def model_pair(mod, rng):
-    """A small course Transformer and the reader's, same weights, float64, eval mode."""
+def small_config(rng) -> TransformerConfig:
     H, d_k = int(rng.integers(2, 4)), int(rng.integers(2, 4)) * 2
-    config = TransformerConfig(
+    return TransformerConfig(
         src_vocab_size=int(rng.integers(9, 14)), tgt_vocab_size=int(rng.integers(7, 12)),
         d_model=H * d_k, num_heads=H, num_layers=2, d_ff=3 * H * d_k, dropout=0.0, max_len=24,
         pad_id=int(rng.integers(0, 3)))
+
+
+def reader_model(mod, config, dropout=0.0):
+    return build(mod, "Transformer", config.src_vocab_size, config.tgt_vocab_size,
+                 d_model=config.d_model, num_heads=config.num_heads,
+                 num_layers=config.num_layers, d_ff=config.d_ff, dropout=dropout,
+                 max_len=config.max_len, pad_id=config.pad_id)
+
+
+def model_pair(mod, rng):
+    """A small course Transformer and the reader's, same weights, float64, eval mode."""
+    config = small_config(rng)
     theirs = Transformer(config).double().eval()
-    mine = build(mod, "Transformer", config.src_vocab_size, config.tgt_vocab_size,
-                 d_model=config.d_model, num_heads=H, num_layers=2, d_ff=config.d_ff,
-                 dropout=0.0, max_len=config.max_len, pad_id=config.pad_id)
+    mine = reader_model(mod, config)
     copy_weights(mine, theirs, scratch_key)
     return config, mine, theirs
 
@@ -122,6 +133,60 @@ def _(mod, rng):
                      "the gradients follow from a correct forward pass", **LOOSE)
 
 
+EMBEDDING_DROPOUT = "dropout on the embeddings in train mode"
+OWN_MODEL = "built from this file's classes: no nn.Transformer* inside"
+
+
+@model.check(EMBEDDING_DROPOUT, zh="训练模式下对嵌入做 Dropout")
+def _(mod, rng):
+    config = small_config(rng)
+    mine = reader_model(mod, config, dropout=0.5)
+    for name, module in mine.named_modules():  # the layers' dropout off: only the embeddings'
+        if isinstance(module, nn.Dropout) and "." in name:
+            module.p = 0.0
+    src, _ = batch(rng, config)
+    mine.train()
+    if torch.allclose(need(mine, "encode")(src), mine.encode(src)):
+        raise CheckFailed(tr("two train-mode encodes to differ (dropout=0.5 on the embeddings, "
+                             "the layers' dropout set to 0)",
+                             "训练模式下两次 encode 的结果不同（嵌入处 dropout=0.5，各层的 "
+                             "Dropout 设为 0）"),
+                          tr("identical outputs", "两次输出完全相同"),
+                          tr("§5.4 applies dropout to the sum of the embeddings and the positional "
+                             "encodings: self.dropout(embed(tokens) * sqrt(d_model) + PE[:T]), "
+                             "for the source and for the target",
+                             "§5.4 对嵌入与位置编码之和使用 Dropout："
+                             "self.dropout(embed(tokens) * sqrt(d_model) + PE[:T])，源语言和"
+                             "目标语言都要"))
+
+
+@model.check(OWN_MODEL, zh="由本文件中的类搭建：内部没有 nn.Transformer*")
+def _(mod, rng):
+    found = modules_of_type(reader_model(mod, small_config(rng)), (
+        nn.Transformer, nn.TransformerEncoder, nn.TransformerDecoder,
+        nn.TransformerEncoderLayer, nn.TransformerDecoderLayer))
+    if found:
+        raise CheckFailed(tr("the model built from your EncoderLayer and DecoderLayer",
+                             "由你自己的 EncoderLayer 和 DecoderLayer 搭建的模型"),
+                          ", ".join(found[:3]),
+                          tr("stack the classes of this file: nn.ModuleList(EncoderLayer(...) "
+                             "for _ in range(num_layers)), and the same with DecoderLayer",
+                             "用本文件中的类堆叠：nn.ModuleList(EncoderLayer(...) for _ in "
+                             "range(num_layers))，DecoderLayer 同理"))
+
+
+model.keeps({
+    "Transformer: attributes": "parameters named like the course's; out_proj.weight IS "
+                               "tgt_embed.weight",
+    "Transformer: encode": "encode equals the course's: embeddings * √d_model + positions, "
+                           "padding masked",
+    "Transformer: forward": ("forward (teacher forcing) equals the course's logits, with padding",
+                             "decoding is causal: a later target token changes no earlier logits",
+                             "gradients equal the course's for every parameter"),
+    "Transformer: dropout": EMBEDDING_DROPOUT,
+    "Transformer: own-model": OWN_MODEL,
+})
+
 # Stage 8 -----------------------------------------------------------------------------------
 greedy = exercise("from_scratch/greedy_decode", FILE,
                   "stage 8: greedy decoding, one token at a time until EOS")
@@ -184,7 +249,20 @@ def scripted(rng, eos_steps, max_len):
 def decode_scripted(mod, rng, eos_steps, max_len):
     fake, script, pad_id = scripted(rng, eos_steps, max_len)
     src = torch.from_numpy(rng.integers(3, 9, size=(len(eos_steps), 5)))
-    got = need(mod, "greedy_decode")(fake, src, max_len, BOS, EOS)
+    try:
+        got = need(mod, "greedy_decode")(fake, src, max_len, BOS, EOS)
+    except AttributeError as error:  # an attribute the promised interface does not have
+        if "'ScriptedModel' object has no attribute" not in str(error):
+            raise
+        raise CheckFailed(tr("only model.encode, model.decode, model.out_proj and model.pad_id "
+                             "used", "只用到 model.encode、model.decode、model.out_proj 和 "
+                             "model.pad_id"), f"AttributeError: {error}",
+                          tr("the grader runs your greedy_decode on a model that has these four "
+                             "and nothing else (and on the course's model): take pad_id from "
+                             "model.pad_id and the logits from model.out_proj",
+                             "评分程序会在一个只有这四样东西的模型（以及课程的模型）上运行你的 "
+                             "greedy_decode：pad_id 取自 model.pad_id，logits 由 model.out_proj "
+                             "得到")) from None
     if fake.prefix_error:
         raise CheckFailed("prefixes that start with bos_id", "another first token",
                           fake.prefix_error)
@@ -243,3 +321,14 @@ def _(mod, rng):
     got = need(mod, "greedy_decode")(theirs, src, 8, BOS, EOS)
     expect_equal(got, want, "ids", "decode greedily with model.encode, model.decode, "
                  "model.out_proj and model.pad_id only")
+
+
+greedy.keeps({
+    "greedy_decode: ids": "returns int64 ids (B, 1 + steps) starting with bos_id",
+    "greedy_decode: last-position": "appends the most probable token after the LAST position, "
+                                    "and feeds it back",
+    "greedy_decode: stops": "stops when every row has produced EOS; pads a row after its EOS",
+    "greedy_decode: encode-once": "runs the encoder once, not once per step",
+    "greedy_decode: interface": ("returns int64 ids (B, 1 + steps) starting with bos_id",
+                                 "equals aiayn.pt's greedy_decode on a random course model"),
+})

@@ -5,8 +5,9 @@ ones by accident."""
 
 from ...np.attention import merge_heads as course_merge
 from ...np.attention import split_heads as course_split
-from ..compare import expect_array, expect_close, expect_shape
+from ..compare import call_on_read_only, expect_array, expect_close, expect_shape
 from ..core import exercise, need
+from ..language import tr
 
 ex = exercise("multi_head_attention/split_merge_heads", "multi_head_attention/split_merge_heads.py",
               "split_heads (B, T, d_model) -> (B, H, T, d_k) and merge_heads, its inverse")
@@ -84,3 +85,29 @@ def _(mod, rng):
     expect_close(split(merge(heads.copy()), H), heads, "split_heads(merge_heads(heads), H)",
                  "split_heads must reverse merge_heads: reshape to (B, T, H, d_k), then "
                  "transpose the axes 1 and 2", atol=0.0, rtol=0.0)
+
+
+UNCHANGED = "split_heads leaves x unchanged"
+
+
+@ex.check(UNCHANGED, zh="split_heads 不修改 x")
+def _(mod, rng):
+    B, H, T, d_k = random_sizes(rng)
+    x = rng.standard_normal((B, T, H * d_k))
+    got = call_on_read_only(need(mod, "split_heads"), {"x": x, "num_heads": H}, tr(
+        "the caller still needs x as it was: x.reshape(...) and .transpose(...) return new views "
+        "and leave x alone, while x.shape = ... or x[...] = ... change the caller's array",
+        "调用者还要用原来的 x：x.reshape(...) 和 .transpose(...) 返回新的视图，不会改动 x；而 "
+        "x.shape = ... 或 x[...] = ... 会改掉调用者的数组"))
+    expect_close(got, course_split(x, H), "split heads", "head h at position t holds "
+                 "x[b, t, h * d_k:(h + 1) * d_k]", split_mistakes(x, H), atol=0.0, rtol=0.0)
+
+
+INVERSE = "merge_heads undoes split_heads, and split_heads undoes merge_heads"
+ex.keeps({
+    "split_heads: value": ("split_heads: (B, T, d_model) -> (B, H, T, d_k), equal to the "
+                           "course's", INVERSE),
+    "split_heads: input-unchanged": UNCHANGED,
+    "merge_heads: value": ("merge_heads: (B, H, T, d_k) -> (B, T, H * d_k), equal to the "
+                           "course's", INVERSE),
+})

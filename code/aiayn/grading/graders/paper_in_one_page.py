@@ -5,8 +5,10 @@ the same weights, on random sizes with d_in != d_hidden so that a swapped weight
 import torch
 
 from ...lab.rnn_vs_attention import ElmanRNN
-from ..compare import expect_array, expect_close, expect_shape
+from ..calls import lines_run
+from ..compare import expect_array, expect_close, expect_shape, raised
 from ..core import CheckFailed, exercise, need
+from ..language import tr
 
 ex = exercise("paper_in_one_page/elman_rnn", "paper_in_one_page/elman_rnn.py",
               "the Elman RNN h_t = tanh(x_t W + h_{t-1} U + b), a loop over time")
@@ -114,10 +116,68 @@ def _(mod, rng):
     x_mine, x_course = x.clone().requires_grad_(), x.clone().requires_grad_()
     out = run(mod, course, x_mine, h0)
     g = torch.from_numpy(rng.standard_normal(tuple(out.shape)))
-    (out * g).sum().backward()
+    if getattr(out, "requires_grad", False):  # else the graph was cut: no gradient comes back
+        (out * g).sum().backward()
     (course(x_course, h0) * g).sum().backward()
     if x_mine.grad is None:
         raise CheckFailed("a gradient for x", "None", "keep the computation in PyTorch: no "
                           ".numpy(), .item() or .detach() inside the loop")
     expect_close(x_mine.grad, x_course.grad, "gradient of x", "the gradients follow from a "
                  "correct forward pass; look at the forward checks first", atol=1e-10)
+
+
+LOOP = "a loop over t: 6 steps run more lines than 3"
+DTYPE = "keeps the dtype of x: float32 in, float32 out"
+
+
+@ex.check(LOOP, zh="按 t 循环：6 步比 3 步运行更多行代码")
+def _(mod, rng):
+    course, x, h0 = random_rnn(rng)
+    with torch.no_grad():
+        lines = {T: lines_run(run, mod, course, x[:, :T], h0[:, :]) for T in (3, 6)}
+    if lines[6] <= lines[3]:
+        raise CheckFailed(tr("more lines of your code for 6 steps than for 3",
+                             "6 步比 3 步运行更多行代码"),
+                          tr(f"{lines[3]} lines for 3 steps, {lines[6]} for 6",
+                             f"3 步运行 {lines[3]} 行，6 步运行 {lines[6]} 行"),
+                          tr("step t needs h_{t-1}: write the recurrence as a loop, for t in "
+                             "range(T): h = torch.tanh(x[:, t] @ w + h @ u + b). A library RNN "
+                             "(torch.nn.RNN, the course's ElmanRNN) hides the loop this chapter "
+                             "is about",
+                             "第 t 步需要 h_{t-1}：把递推写成循环，for t in range(T): h = "
+                             "torch.tanh(x[:, t] @ w + h @ u + b)。库里的 RNN（torch.nn.RNN、"
+                             "课程的 ElmanRNN）把本章要讲的循环藏起来了"))
+
+
+@ex.check(DTYPE, zh="保持 x 的 dtype：输入 float32，输出 float32")
+def _(mod, rng):
+    course, x, h0 = random_rnn(rng)
+    hint = tr("stay in the dtype of x: make the first state with x.new_zeros(B, d_hidden) (not "
+              "torch.zeros, which is float32, nor .double(), which is float64)",
+              "保持 x 的 dtype：用 x.new_zeros(B, d_hidden) 生成初始状态（不要用默认 float32 的 "
+              "torch.zeros，也不要用转成 float64 的 .double()）")
+    for dtype in (torch.float32, torch.float64):
+        w, u, b = (p.detach().to(dtype) for p in (course.w, course.cell.u, course.b))
+        try:
+            with torch.no_grad():
+                got = need(mod, "elman_rnn")(x.to(dtype), w, u, b, None)
+        except RuntimeError as error:  # mixed dtypes in a matmul
+            if isinstance(error, NotImplementedError):  # the stub: a TODO, not a failure
+                raise
+            raise CheckFailed(f"states of dtype {dtype}", raised(error), hint) from None
+        expect_array(got, "torch", "states")
+        if got.dtype != dtype:
+            raise CheckFailed(f"states of dtype {dtype} for x of dtype {dtype}", str(got.dtype),
+                              hint)
+
+
+ex.keeps({
+    "elman_rnn: states": ("returns all states (B, T, d_hidden), equal to the course's ElmanRNN "
+                          "from h0 = 0", "equals torch.nn.RNN with the same weights (W = W_ih^T, "
+                          "U = W_hh^T, b = b_ih + b_hh)", "h_t depends on x_1 .. x_t: earlier "
+                          "states ignore later inputs, later ones remember"),
+    "elman_rnn: h0": "starts from a given h0",
+    "elman_rnn: loop": LOOP,
+    "elman_rnn: dtype": DTYPE,
+    "elman_rnn: pytorch": "gradients reach the first input and equal the course's",
+})

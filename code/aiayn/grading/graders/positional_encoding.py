@@ -8,6 +8,7 @@ from ...lab.positional import shift_matrix as course_shift
 from ...np.embeddings import sinusoidal_table as course_table
 from ..compare import expect_array, expect_close, expect_shape
 from ..core import CheckFailed, exercise, need
+from ..language import tr
 
 SWAPPED = ("sin and cos are swapped: even columns 2i hold sin(pos w_i), odd columns 2i+1 hold "
            "cos(pos w_i) (at pos = 0 the even columns are 0 and the odd ones 1)")
@@ -76,6 +77,9 @@ def _(mod, rng):
 shift = exercise("positional_encoding/shift_matrix", "positional_encoding/shift_matrix.py",
                  "the shift matrix M_k: PE_{pos+k} = M_k PE_pos for every position")
 
+IDENTITY = ("your M_k for a negative k is the identity, as a product over range(k) (empty for "
+            "k < 0) gives: build the rotation by the angle k w_i directly, which works for any "
+            "integer k (M_{-k} = M_k^T)")
 TRANSPOSED = ("you built M_{-k} = M_k^T: it moves back by k positions. With column vectors, "
               "row 2i of M_k gives sin(a + b) = sin a cos b + cos a sin b, so the block is "
               "[[cos(k w_i), sin(k w_i)], [-sin(k w_i), cos(k w_i)]]")
@@ -87,6 +91,12 @@ def _(mod, rng):
     m = need(mod, "shift_matrix")(k, d)
     expect_array(m, "numpy", "M_k")
     expect_shape(m, (d, d), "M_k", "one row and one column per dimension of the encoding")
+    if m.dtype != np.float64:
+        raise CheckFailed("dtype float64", str(m.dtype), tr(
+            "build M_k in float64 (np.zeros((d, d)) is float64): float32 keeps about 7 digits, "
+            "and the table's slow sinusoids at large positions need more",
+            "用 float64 构造 M_k（np.zeros((d, d)) 就是 float64）：float32 只有约 7 位有效数字，"
+            "而表中缓慢变化的正弦在大位置上需要更多位"))
     pe = course_table(200 + k, d)
     expect_close(pe[:-k] @ np.asarray(m).T, pe[k:], f"PE_(pos+{k}) = M_k PE_pos, all positions",
                  "M_k rotates each pair (2i, 2i+1) by the angle k w_i; build it from "
@@ -101,4 +111,18 @@ def _(mod, rng):
         expect_close(need(mod, "shift_matrix")(k, d), course_shift(k, d), f"M_k for k = {k}",
                      "block i on rows/columns (2i, 2i+1): [[cos(k w_i), sin(k w_i)], "
                      "[-sin(k w_i), cos(k w_i)]], w_i = 10000^(-2i/d_model), zeros elsewhere",
-                     [(course_shift(-k, d), TRANSPOSED)], atol=1e-10)
+                     [(course_shift(-k, d), TRANSPOSED), (np.eye(d), IDENTITY)], atol=1e-10)
+
+
+table.keeps({
+    "sinusoidal_table: shape": "shape (max_len, d_model), float64, row 0 is (0, 1, 0, 1, ...)",
+    "sinusoidal_table: value": ("equals the paper's sinusoids, PE(pos, 2i) = sin, PE(pos, 2i+1) "
+                                "= cos", "stays exact at distant positions (max_len in the "
+                                "thousands)"),
+})
+shift.keeps({
+    "shift_matrix: shift": "shape (d_model, d_model): moves every row of the table by k positions",
+    "shift_matrix: negative": "equals the course's M_k, for negative offsets too",
+    "shift_matrix: float64": "shape (d_model, d_model): moves every row of the table by k "
+                             "positions",
+})

@@ -6,7 +6,9 @@ the course's formula ``parameter_formula``."""
 from ...config import TransformerConfig
 from ...lab.model_size import count_parameters as count_on_model
 from ...lab.model_size import parameter_breakdown
+from ..calls import calls_made
 from ..core import CheckFailed, exercise, need
+from ..language import tr
 
 ex = exercise("putting_it_together/count_parameters", "putting_it_together/count_parameters.py",
               "the number of parameters of the Transformer, by formula")
@@ -87,3 +89,36 @@ def _(mod, rng):
                        norm_first=True)):
         config = random_config(rng, **fixed)
         expect_count(mod, config, ", ".join(f"{k}={v}" for k, v in fixed.items()))
+
+
+FORMULA = "a formula: no model is built (and no count of the course's is called)"
+
+
+@ex.check(FORMULA, zh="按公式计算：不搭建模型（也不调用课程的计数函数）")
+def _(mod, rng):
+    import torch  # only here: the other checks of this grader need no PyTorch
+
+    config = random_config(rng)
+    _, reached, _ = calls_made(need(mod, "count_parameters"), config,
+                               watch={torch.nn.Module.__init__: "torch.nn.Module.__init__"})
+    built = list(dict.fromkeys(n for n in reached if not n.startswith("aiayn/config.py")))
+    if built:
+        raise CheckFailed(tr("a count from the configuration's numbers alone",
+                             "只用配置中的数字计算参数量"), ", ".join(built[:3]),
+                          tr("add up the sizes listed in the docstring with d = config.d_model, "
+                             "N = config.num_layers, ...: building the model (or calling the "
+                             "course's count, which builds it) answers without the formula "
+                             "this exercise is about",
+                             "用 d = config.d_model、N = config.num_layers 等把文档字符串列出的"
+                             "各部分大小加起来：搭建模型（或调用会搭建模型的课程计数函数）就绕开了"
+                             "本练习要推导的公式"))
+
+
+ALL_CHECKS = ("the paper's base model with a shared 37000-token vocabulary",
+              "random Post-LN configurations, tied output projection, sinusoidal positions",
+              "shared embeddings, an untied output projection, learned positions, Pre-LN")
+ex.keeps({
+    "count_parameters: count": ALL_CHECKS,
+    "count_parameters: python-int": ALL_CHECKS,
+    "count_parameters: formula": FORMULA,
+})

@@ -7,8 +7,9 @@ import numpy as np
 import torch
 
 from ...np.normalization import LayerNorm
-from ..compare import expect_array, expect_close, expect_shape
-from ..core import exercise, need
+from ..compare import call_on_read_only, expect_array, expect_close, expect_shape, raised
+from ..core import CheckFailed, exercise, need
+from ..language import tr
 
 ex = exercise("residual_and_layer_norm/layer_norm", "residual_and_layer_norm/layer_norm.py",
               "LayerNorm over the features: (x - mean) / sqrt(var + eps) * weight + bias")
@@ -92,6 +93,36 @@ def _(mod, rng):
 @ex.check("works for any number of leading axes, e.g. (T, d_model)")
 def _(mod, rng):
     x, norm = setup(rng)
-    expect_close(call(mod, x[0], norm), norm(x[0]), "output for a 2-D input",
-                 "use axis=-1, not a fixed axis number, so the same code handles (T, d_model) "
-                 "and (B, T, d_model)")
+    hint = ("use axis=-1, not a fixed axis number, so the same code handles (T, d_model) "
+            "and (B, T, d_model)")
+    try:
+        got = call(mod, x[0], norm)
+    except (ValueError, IndexError) as error:  # AxisError: a fixed axis number 2
+        raise CheckFailed("an output for a 2-D input (T, d_model)", raised(error),
+                          hint) from None
+    expect_close(got, norm(x[0]), "output for a 2-D input", hint)
+
+
+UNCHANGED = "leaves x unchanged"
+
+
+@ex.check(UNCHANGED, zh="不修改 x")
+def _(mod, rng):
+    x, norm = setup(rng)
+    got = call_on_read_only(need(mod, "layer_norm"), {
+        "x": x, "weight": norm.weight, "bias": norm.bias, "eps": norm.eps}, tr(
+        "the caller (the residual stream) still needs x: compute into new arrays, "
+        "centred = x - mean, instead of x -= mean or x /= std",
+        "调用者（残差通路）还要用 x：请把结果算进新数组，centred = x - mean，不要写 x -= mean "
+        "或 x /= std"))
+    expect_close(got, norm(x), "output", "(x - mean) / sqrt(var + eps) * weight + bias",
+                 mistakes(x, norm))
+
+
+ex.keeps({
+    "layer_norm: value": ("shape of x; equals the course's LayerNorm on (B, T, d_model)",
+                          "equals torch.nn.functional.layer_norm on small activations (std ~ "
+                          "1e-3)", "one position's output depends on that position only"),
+    "layer_norm: leading-axes": "works for any number of leading axes, e.g. (T, d_model)",
+    "layer_norm: input-unchanged": UNCHANGED,
+})

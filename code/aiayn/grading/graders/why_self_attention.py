@@ -7,8 +7,9 @@ import numpy as np
 import torch
 
 from ...lab.layer_types_np import Convolution
-from ..compare import expect_array, expect_close, expect_shape
+from ..compare import call_on_read_only, expect_array, expect_close, expect_shape
 from ..core import CheckFailed, exercise, need
+from ..language import tr
 
 ex = exercise("why_self_attention/convolution", "why_self_attention/convolution.py",
               "a centred 1-D convolution over time, y_t = b + sum_j x_{t + (j - (k-1)/2) D} W_j")
@@ -112,3 +113,31 @@ def _(mod, rng):
         raise CheckFailed("changing x_6 to move outputs 4, 6 and 8 (k = 3, D = 2)",
                           f"it moved outputs {moved.nonzero()[0].tolist()}", NO_DILATION
                           if moved.nonzero()[0].tolist() == [5, 6, 7] else ONE_SIDED)
+
+
+UNCHANGED = "leaves its inputs unchanged"
+
+
+@ex.check(UNCHANGED, zh="不修改输入")
+def _(mod, rng):
+    x, conv = setup(rng, k=3, dilation=2)
+    got = call_on_read_only(need(mod, "convolution"), {
+        "x": x, "weight": conv.weight, "bias": conv.bias, "dilation": 2}, tr(
+        "the caller still needs its arrays: pad into a new array (np.pad) and index the taps "
+        "(weight[:, :, j]) instead of flipping, padding or reshaping the inputs in place",
+        "调用者还要用这些数组：补零时生成新数组（np.pad），按下标取各个抽头（weight[:, :, j]），"
+        "不要原地翻转、补零或改变输入的形状"))
+    expect_close(got, conv(x), "output", "y_t = b + sum_j x_{t + (j - (k-1)/2) D} W_j",
+                 mistakes(x, conv, 2))
+
+
+FIRST = "shape (B, T, d_out); equals the course's Convolution, k = 3"
+ex.keeps({
+    "convolution: same-length": (FIRST, "sequences shorter than the kernel: everything beyond "
+                                        "the ends is zero"),
+    "convolution: taps": (FIRST, "equals torch.nn.Conv1d with the same weights (which reads "
+                                 "(B, d_in, T))"),
+    "convolution: dilation": ("wider kernels and dilation D: taps D positions apart",
+                              "output t depends on x_{t - (k-1)/2 D} .. x_{t + (k-1)/2 D} only"),
+    "convolution: inputs-unchanged": UNCHANGED,
+})

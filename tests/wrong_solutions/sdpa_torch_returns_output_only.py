@@ -1,0 +1,21 @@
+"""Returns the output alone, as F.scaled_dot_product_attention does, without the weights.
+
+exercise: scaled_dot_product_attention/sdpa_torch
+caught by: returns (output, weights) of shapes (B, H, T_q, d_v), (B, H, T_q, T_k)
+message mentions: a pair (output, weights)
+breaks: scaled_dot_product_attention: shapes
+"""
+
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)
+    return weights @ v  # the mistake: the weights are not returned

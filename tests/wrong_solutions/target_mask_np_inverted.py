@@ -1,0 +1,16 @@
+"""A target mask with True for what is blocked (padding or future), nn.Transformer's meaning.
+
+exercise: attention_in_the_model/target_mask
+caught by: bool (B, 1, T, T), equal to the course's target_mask on a padded batch
+message mentions: inverted; True must mean 'may attend'
+breaks: target_mask: convention
+"""
+
+import numpy as np
+
+
+def target_mask(tokens, pad_id):
+    T = tokens.shape[1]
+    padding = (tokens != pad_id)[:, None, None, :]
+    causal = np.tril(np.ones((T, T), dtype=bool))[None, None]
+    return ~(padding & causal)  # the mistake: True = blocked
