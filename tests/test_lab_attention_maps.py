@@ -155,3 +155,55 @@ def test_statistics_of_a_real_model_are_in_range(tokenizer, model):
         assert stats["entropy"][where].shape == (2, 2)
         assert ((stats["entropy"][where] > 0) & (stats["entropy"][where] <= 1 + 1e-9)).all()
     assert 0 < stats["chance"] < 1 and math.isfinite(stats["chance"])
+
+
+def test_inner_statistics_leave_out_the_endpoint_steps_and_give_their_chance_levels():
+    S = T = 6
+    src = tgt = torch.arange(1, S + 1)[None].repeat(2, 1)
+    eye, flipped = torch.eye(S), torch.eye(S).flip(-1)
+    cross = torch.stack([torch.stack([eye, flipped])] * 2)
+    stats = statistics(Scripted(cross, torch.stack([torch.stack([eye, eye])] * 2)), src, tgt, width=0)
+    # The anti-diagonal head meets the diagonal nowhere; the diagonal head everywhere, inner steps too.
+    assert stats["diagonal_inner"][0, 0] == 1.0 and stats["diagonal_inner"][0, 1] == 0.0
+    assert stats["chance_inner"] == pytest.approx(1 / S)
+    # Heads averaged: equal weights at i and S-1-i, argmax the first, 0 1 2 2 1 0. Over all steps
+    # 3 of 5 moves go forward or stay; over the inner steps 1 2 2 1, 2 of 3.
+    assert stats["monotone"][0] == pytest.approx(3 / 5)
+    assert stats["monotone_inner"][0] == pytest.approx(2 / 3)
+    # Chance that a second uniform link is not before a first, by counting all S * S pairs.
+    not_back = sum(second >= first for first in range(S) for second in range(S)) / S ** 2
+    assert stats["monotone_chance"] == pytest.approx(not_back) == pytest.approx((S + 1) / (2 * S))
+
+
+def test_inner_steps_follow_each_sentences_own_length(tokenizer, model):
+    src, tgt_in, _ = teacher_forced(tokenizer, SENTENCES[:3], SENTENCES[3:])
+    stats = statistics(model, src, tgt_in, batch_size=2)
+    lengths = (tgt_in != 0).sum(1)
+    S = (src != 0).sum(1).double()
+    # every sentence contributes its T - 2 inner steps and T - 3 pairs of consecutive inner steps
+    pairs = (lengths - 3).clamp(min=0).double()
+    expected = float(((S + 1) / (2 * S) * pairs).sum() / pairs.sum())
+    assert stats["monotone_chance"] == pytest.approx(expected)
+    assert stats["diagonal_inner"].shape == stats["diagonal"].shape == (2, 3)
+    assert stats["monotone_inner"].shape == (2,) and 0 < stats["chance_inner"] < 1
+
+
+def test_attention_panels_draws_one_panel_per_head_on_one_scale(monkeypatch):
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from aiayn.figures.attention_panels import attention_panels
+
+    shown = []
+    monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
+    with matplotlib.rc_context({"backend": "Agg"}):
+        panels = [(torch.eye(3).numpy(), "head 0"), (torch.full((3, 3), 1 / 3).numpy(), "head 1")]
+        assert attention_panels(panels * 3, ["a", "b", "c"], ["x", "y", "z"], "title") is None
+    fig = shown[0]
+    drawn = [ax for ax in fig.axes if ax.images]
+    assert len(drawn) == 6 and len(fig.axes) == 10  # five a row: the second row's last four empty
+    assert [ax.get_title() for ax in drawn[:2]] == ["head 0", "head 1"]
+    assert all(ax.images[0].get_clim() == (0, 1) for ax in drawn)
+    assert [t.get_text() for t in drawn[0].get_xticklabels()] == ["x", "y", "z"]
+    assert fig._suptitle.get_text() == "title"
+    plt.close("all")

@@ -9,6 +9,10 @@ over a whole test set rather than read off one picture.
         diagonal       how often a target token's strongest source link lies within +-width of
                        the monotone diagonal, and how often a link drawn at random would
         monotone       how often the strongest link (heads averaged) does not move backwards
+        *_inner        the same without the endpoint steps, the first target step and the one
+                       that predicts </s>, which any model aligns with the source's ends; with
+                       the chance levels of random links for those steps (for "monotone":
+                       (S + 1) / 2S, the chance that a second uniform draw is not below a first)
         offsets        encoder: where each position's strongest link goes (same, previous, next,
                        the final </s>, elsewhere)
 
@@ -107,8 +111,9 @@ def statistics(model, src: torch.Tensor, tgt_in: torch.Tensor, batch_size: int =
                width: int = 1) -> dict:
     """Statistics of every attention layer and head over all sentence pairs (see the module
     docstring), as tensors indexed [layer, head]: "entropy" {"encoder", "decoder", "cross"};
-    "diagonal" (layers, heads + 1), the last column for the heads' average; "monotone"
-    (layers,); "chance" (a number); "offsets" (encoder layers, heads, len(OFFSETS))."""
+    "diagonal" and "diagonal_inner" (layers, heads + 1), the last column for the heads' average;
+    "monotone" and "monotone_inner" (layers,); "chance", "chance_inner" and "monotone_chance"
+    (numbers); "offsets" (encoder layers, heads, len(OFFSETS))."""
     sums = {}
 
     def add(name, layer, value, count):
@@ -138,14 +143,24 @@ def statistics(model, src: torch.Tensor, tgt_in: torch.Tensor, batch_size: int =
         # probability (positions within +-width, inside the sentence) / S
         near = (torch.minimum(diagonal + width, src_len[:, None] - 1)
                 - (diagonal - width).clamp(min=0) + 1)
-        add("chance", 0, (near / src_len[:, None])[tgt_ok].sum(), tgt_ok.sum())
+        chance = near / src_len[:, None]
+        # inner steps: neither the first (it reads <s>) nor the last (it predicts </s>)
+        inner = tgt_ok & (torch.arange(t.shape[1]) > 0) & (torch.arange(t.shape[1]) < tgt_len[:, None] - 1)
+        pairs = inner[:, 1:] & inner[:, :-1]  # a step and the next, both inner
+        add("chance", 0, chance[tgt_ok].sum(), tgt_ok.sum())
+        add("chance_inner", 0, chance[inner].sum(), inner.sum())
+        # two independent uniform links among S positions: P(second >= first) = (S + 1) / 2S
+        not_back = ((src_len + 1) / (2 * src_len)).double()[:, None].expand_as(pairs)
+        add("monotone_chance", 0, not_back[pairs].sum(), pairs.sum())
         for layer, w in enumerate(att.cross):
             heads_and_mean = torch.cat([w, w.mean(1, keepdim=True)], 1)
             strongest = heads_and_mean.masked_fill(~src_keys, -1.0).argmax(-1)  # (B, H + 1, T)
-            hit = ((strongest - diagonal[:, None]).abs() <= width) & tgt_ok[:, None]
-            add("diagonal", layer, hit.sum((0, 2)), tgt_ok.sum())
-            forward = (strongest[:, -1, 1:] >= strongest[:, -1, :-1]) & tgt_ok[:, 1:]
-            add("monotone", layer, forward.sum(), tgt_ok[:, 1:].sum())
+            near_diagonal = (strongest - diagonal[:, None]).abs() <= width
+            add("diagonal", layer, (near_diagonal & tgt_ok[:, None]).sum((0, 2)), tgt_ok.sum())
+            add("diagonal_inner", layer, (near_diagonal & inner[:, None]).sum((0, 2)), inner.sum())
+            forward = strongest[:, -1, 1:] >= strongest[:, -1, :-1]
+            add("monotone", layer, (forward & tgt_ok[:, 1:]).sum(), tgt_ok[:, 1:].sum())
+            add("monotone_inner", layer, (forward & pairs).sum(), pairs.sum())
         i = torch.arange(s.shape[1])
         last = (src_len - 1)[:, None, None]
         for layer, w in enumerate(att.encoder):
@@ -163,7 +178,8 @@ def statistics(model, src: torch.Tensor, tgt_in: torch.Tensor, batch_size: int =
             out["entropy"][name.split("/")[1]] = value
         else:
             out[name] = value
-    out["chance"] = float(out["chance"][0])
+    for name in ("chance", "chance_inner", "monotone_chance"):
+        out[name] = float(out[name][0])
     return out
 
 
