@@ -3,7 +3,8 @@
 The common-mistakes chapter shows each mistake failing; the from-scratch chapter asks the reader
 to check their own file against the same list. Both pages display it from here (a hidden-input
 cell calls ``show_checklist()``), so there is one list, in English and in Chinese, and the two
-pages cannot drift apart.
+pages cannot drift apart. Formulas are written in plain Unicode (QKᵀ/√d_k), not as $...$ math:
+the book renders a Markdown output as CommonMark, where math would show as raw dollars.
 
 Each item names where a reader sees the mistake happen: the sections of the common-mistakes
 chapter (``mistakes``) and the plausible wrong files in ``tests/wrong_solutions/`` that the
@@ -26,12 +27,11 @@ class Item:
 
 
 ITEMS: tuple[Item, ...] = (
-    Item("Scores are $QK^\\top/\\sqrt{d_k}$: the keys transposed on their last two axes "
-         "(`-1, -2`, not a fixed rank), divided by $\\sqrt{d_k}$ (not by $d_k$, not forgotten). "
-         "Test with $T_q \\ne T_k \\ne d_k$, where a wrong transpose cannot hide.",
-         "分数是 $QK^\\top/\\sqrt{d_k}$：转置的是键的最后两个轴（`-1, -2`，不要写死维数），"
-         "再除以 $\\sqrt{d_k}$（不是 $d_k$，也不能漏掉）。用 $T_q \\ne T_k \\ne d_k$ 的形状测试，"
-         "转置错了就藏不住。",
+    Item("Scores are QKᵀ/√d_k: the keys transposed on their last two axes (`-1, -2`, not a fixed "
+         "rank), divided by √d_k (not by d_k, not forgotten). Test with sizes that all differ, "
+         "T_q ≠ T_k ≠ d_k, where a wrong transpose cannot hide.",
+         "分数是 QKᵀ/√d_k：转置的是键的最后两个轴（`-1, -2`，不要写死维数），再除以 √d_k"
+         "（不是 d_k，也不能漏掉）。用各个尺寸互不相同的形状测试，T_q ≠ T_k ≠ d_k，转置错了就藏不住。",
          (2, 4), ("sdpa_missing_scale", "sdpa_divides_by_d_k")),
     Item("Softmax over the keys (the last axis), after subtracting each row's maximum and without "
          "writing into its input: every query's weights sum to 1.",
@@ -52,30 +52,30 @@ ITEMS: tuple[Item, ...] = (
          "前面位置的输出必须随之改变。",
          (7, 10)),
     Item("A query whose keys are all masked gets zero weights and a zero output: not NaN (from "
-         "$-\\infty$), not a uniform row (from $-10^9$). Test that row.",
-         "所有键都被遮住的查询，权重和输出都是零：不是 NaN（来自 $-\\infty$），也不是均匀的一行"
-         "（来自 $-10^9$）。专门测试这一行。",
+         "−∞), not a uniform row (from −10⁹). Test that row.",
+         "所有键都被遮住的查询，权重和输出都是零：不是 NaN（来自 −∞），也不是均匀的一行"
+         "（来自 −10⁹）。专门测试这一行。",
          (8,), ("masked_softmax_nan_row", "sdpa_large_negative_fill")),
-    Item("The causal mask lets position $i$ see $j \\le i$, itself included; the target mask is "
+    Item("The causal mask lets position i see the positions j ≤ i, itself included; the target mask is "
          "padding AND causal. Changing a future token must not change an earlier output.",
-         "因果掩码让位置 $i$ 看到 $j \\le i$，包括它自己；目标掩码是填充掩码与因果掩码取“与”。"
+         "因果掩码让位置 i 看到 j ≤ i 的位置，包括它自己；目标掩码是填充掩码与因果掩码取“与”。"
          "改变未来的词元，不能改变前面的输出。",
          (9,), ("causal_mask_blocks_diagonal", "causal_mask_sees_next_token", "target_mask_or")),
     Item("Positional encoding: sine on the even columns, cosine on the odd ones, exponent "
-         "$2i/d_{\\text{model}}$ with $i$ the index of the pair.",
-         "位置编码：偶数列用正弦，奇数列用余弦，指数是 $2i/d_{\\text{model}}$，$i$ 是“对”的序号。",
+         "2i/d_model with i the index of the pair.",
+         "位置编码：偶数列用正弦，奇数列用余弦，指数是 2i/d_model，i 是“对”的序号。",
          (), ("positional_sin_cos_swapped",)),
-    Item("Embeddings are multiplied by $\\sqrt{d_{\\text{model}}}$ before the positions are added.",
-         "嵌入先乘以 $\\sqrt{d_{\\text{model}}}$，再加上位置编码。",
+    Item("Embeddings are multiplied by √d_model before the positions are added.",
+         "嵌入先乘以 √d_model，再加上位置编码。",
          (), ("transformer_no_embedding_scale",)),
-    Item("LayerNorm divides by $\\sqrt{\\sigma^2 + \\epsilon}$ with the biased variance; compare it "
+    Item("LayerNorm divides by √(σ² + ε) with the biased variance; compare it "
          "with `nn.LayerNorm` on inputs of tiny variance as well.",
-         "层归一化除以 $\\sqrt{\\sigma^2 + \\epsilon}$，方差用有偏估计；与 `nn.LayerNorm` 比较时，"
+         "层归一化除以 √(σ² + ε)，方差用有偏估计；与 `nn.LayerNorm` 比较时，"
          "也要用方差极小的输入。",
          (11,), ("layer_norm_std_plus_eps", "layer_norm_unbiased_variance")),
-    Item("The paper is Post-LN, $\\mathrm{LayerNorm}(x + \\mathrm{Sublayer}(x))$; Pre-LN is a later "
+    Item("The paper is Post-LN, LayerNorm(x + Sublayer(x)); Pre-LN is a later "
          "variant with a final LayerNorm per stack. One order for both stacks.",
-         "论文是 Post-LN，$\\mathrm{LayerNorm}(x + \\mathrm{Sublayer}(x))$；Pre-LN 是后来的变体，"
+         "论文是 Post-LN，即 LayerNorm(x + Sublayer(x))；Pre-LN 是后来的变体，"
          "每个堆栈末尾多一个层归一化。两个堆栈用同一种顺序。",
          (12, 13), ("encoder_layer_pre_ln",)),
     Item("Cross-attention takes its queries from the decoder and its keys and values from the "
