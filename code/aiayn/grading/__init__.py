@@ -8,7 +8,9 @@ Layout of one exercise (``<chapter>`` is the chapter notebook's file name):
 
 Graders compare the reader's code with the course's tested implementations (``aiayn.np``,
 ``aiayn.pt``) on fresh random inputs; ``tests/test_exercises.py`` proves every grader passes
-its reference solution and fails the untouched stub. The reader's code runs in a child process
+its reference solution and fails the untouched stub. Every promise a stub's docstring makes
+(its Promises section) has a row in its grader's table naming the check that keeps it
+(promises.py). The reader's code runs in a child process
 (runner.py says what it may try and what then happens): a file that exits, crashes, hangs,
 prints a fake report or patches NumPy fails, and only a completed, passing run passes.
 """

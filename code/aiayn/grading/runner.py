@@ -18,8 +18,9 @@ own source. What it may do, and what the reader is told:
   is a RecursionError): the child dies; ERROR with its exit status or signal; the remaining
   checks run in a fresh child.
 - Hang (endless loop, ``time.sleep``, ``input()``): stopped after the time limit (30 s per check,
-  ``time_limit=`` / ``--time-limit``) with everything in its process group; ERROR. stdin is
-  /dev/null, so ``input()`` fails at once.
+  ``time_limit=`` / ``--time-limit``) with everything in its process group; ERROR, and the
+  file's remaining checks are not run (SKIP): the same code would hang again, and one wait is
+  enough to know. stdin is /dev/null, so ``input()`` fails at once.
 - Memory: the child's address space is limited to what the parent had mapped plus 4 GiB, so a
   huge allocation is a MemoryError (ERROR), not a machine that swaps or an OOM kill elsewhere.
 - Output: the child's stdout and stderr go to an in-memory file; what a check printed is shown
