@@ -177,8 +177,11 @@ class Treebank:
         return ViterbiParser(self.grammar, max_time=None)
 
     def most_probable_tree(self, words) -> Tree | None:
-        """The grammar's own best parse (Viterbi: the most probable derivation), with plain
-        labels: what a parser that knew the true grammar would answer. None if there is none."""
+        """The grammar's own parse (Viterbi: the most probable derivation), with plain labels:
+        what a parser that knew the true grammar would answer, a reference rather than a ceiling.
+        The most probable derivation need not be the most probable tree (derivations through
+        ``PP-N`` and ``PP-V`` can make the same tree), and it maximises probability, not F1: a
+        decoder built for F1 could score higher. None if there is no parse."""
         found = next(iter(self.parser.parse(list(words))), None)
         if found is None:
             return None

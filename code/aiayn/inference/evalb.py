@@ -149,3 +149,17 @@ def paired_randomisation(a, b, rounds: int = 10_000, seed: int = 0) -> tuple[flo
     shuffled = f1(shuffled_a) - f1(a.sum(0) + b.sum(0) - shuffled_a)
     hits = int((np.abs(shuffled) >= abs(observed) - 1e-9).sum())
     return observed, (1 + hits) / (1 + rounds)
+
+
+def f1_interval(rows, confidence: float = 0.95, rounds: int = 10_000, seed: int = 0) -> tuple[float, float]:
+    """A percentile bootstrap interval of corpus F1 over sentences: how much the score would move
+    on another draw of as many sentences. ``rows``: per-sentence Scores or (matched, gold, test)."""
+    counts = np.array([x.as_tuple()[:3] if isinstance(x, Score) else tuple(x)[:3] for x in rows], dtype=float)
+    if not len(counts) or not 0 < confidence < 1 or rounds < 1:
+        raise ValueError(f"rows: needs sentences, confidence in (0, 1) and rounds >= 1; got {len(counts)} rows, "
+                         f"confidence {confidence!r}, rounds {rounds!r}")
+    picks = np.random.default_rng(seed).integers(0, len(counts), size=(rounds, len(counts)))
+    m, g, t = counts[picks].sum(axis=1).T
+    f1 = np.where(g + t > 0, 200.0 * m / np.maximum(g + t, 1), 0.0)
+    low, high = np.quantile(f1, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)
