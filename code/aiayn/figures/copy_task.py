@@ -1,0 +1,66 @@
+"""The copy-task chapter's two training plots.
+
+``plot_plateaus`` draws the loss of short first runs against the loss levels of models that
+know less than a copying model (``aiayn.lab.copy_training.loss_levels``): a flat stretch of the
+curve sits on one of those levels, and the level says what the model knows by then.
+
+``plot_spikes`` draws one seed of the reverse task from ``aiayn.experiments.copy_spikes``'s
+results, without clipping and with the gradient's norm clipped at 1: every update's loss above,
+its gradient's norm below (log scale), the validation exact match printed at each check, the
+spikes marked.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+from ..plotting import tr
+
+LEVEL_LABELS = {"uniform": ("uniform guess", "均匀乱猜"),
+                "frequencies": ("token frequencies", "只知道词元频率"),
+                "frequencies_and_end": ("+ where </s> goes", "再加上 </s> 的位置")}
+
+
+def plot_plateaus(runs: dict, levels: dict, ax=None):
+    """``runs``: {label: history (dicts with "step" and "loss")}, drawn in order, the first wide
+    and underneath (a later run may begin with the same updates); ``levels``: loss_levels(...)."""
+    if ax is None:
+        ax = plt.subplots(figsize=(6.4, 3.8))[1]
+    last = max(h[-1]["step"] for h in runs.values())
+    for i, (label, history) in enumerate(runs.items()):
+        ax.plot([h["step"] for h in history], [h["loss"] for h in history], ("-", "--", ":", "-")[i % 4],
+                lw=3.5 if i == 0 else 1.5, zorder=3 if i == 0 else 4, label=label)
+    for key, value in levels.items():
+        ax.axhline(value, color="grey", lw=0.8, ls="--")
+        ax.text(last, value + 0.05, tr(*LEVEL_LABELS[key]), ha="right", va="bottom", fontsize=8, color="grey")
+    ax.set_xscale("log")
+    ax.set_xlabel(tr("training step", "训练步数"))
+    ax.set_ylabel(tr("cross-entropy per target token", "每个目标词元的交叉熵"))
+    ax.legend(fontsize=8, loc="lower left")
+    return ax
+
+
+def plot_spikes(values: dict, seed: int = 0):
+    """Loss and gradient norm per update of seed ``seed``, each clipping setting of the results."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 5), sharex=True, layout="constrained")
+    names = {"none": tr("no clipping", "不裁剪"), "1.0": tr("gradient norm clipped at 1", "梯度范数裁剪到 1")}
+    for colour, (key, label) in zip(("C3", "C0"), names.items()):
+        run = next(r for r in values["runs"][key] if r["seed"] == seed)
+        steps = range(1, len(run["loss"]) + 1)
+        top.plot(steps, run["loss"], color=colour, lw=0.8, label=label)
+        bottom.plot(steps, run["grad_norm"], color=colour, lw=0.8)
+        for s in run["spikes"]:
+            top.annotate(tr("spike", "尖峰"), (s, run["loss"][s - 1]), xytext=(s + 15, run["loss"][s - 1] + 0.4),
+                         color=colour, fontsize=8, arrowprops={"arrowstyle": "->", "color": colour})
+        for i, (step, exact) in enumerate(sorted((int(k), v) for k, v in run["exact_match"].items())):
+            top.text(step, 2.9 - 0.25 * (key != "none"), f"{100 * exact:.0f}%", color=colour, fontsize=7, ha="center")
+    top.axvline(values["recipe"]["warmup_steps"], color="grey", lw=0.6, ls=":")
+    top.set_ylim(0.4, 3.1)
+    top.set_ylabel(tr("loss of the update's batch", "该步批次的损失"))
+    top.set_title(tr("Reverse task: validation exact match after every 100 updates printed on top",
+                     "反转任务：上方数字为每 100 次更新后的验证集完全匹配率"), fontsize=9)
+    top.legend(fontsize=8, loc="center right")
+    bottom.set_yscale("log")
+    bottom.set_xlabel(tr("update", "更新次数"))
+    bottom.set_ylabel(tr("gradient norm applied", "所用梯度的范数"))
+    return fig
