@@ -49,3 +49,19 @@ def test_spikes_relative_to_the_median():
     assert spikes(norms, start=11, factor=20) == []
     with pytest.raises(ValueError, match="start"):
         spikes(norms, start=0)
+
+
+def test_the_first_run_sits_on_the_frequency_plateau():
+    from aiayn.data.copy_task import CopyTask
+    from aiayn.lab.copy_training import first_run
+
+    torch.set_num_threads(1)
+    task = CopyTask(vocab_size=101, min_len=5, max_len=5)
+    held = task.held_out(20, seed=1)
+    model, history = first_run(task, held, steps=50, lr=3e-4)
+    assert [h["step"] for h in history] == list(range(5, 51, 5))
+    assert abs(history[-1]["loss"] - loss_levels(97, 5)["frequencies"]) < 0.1
+    with pytest.raises(ValueError, match="either lr or warmup"):
+        first_run(task, held, steps=1)
+    with pytest.raises(ValueError, match="either lr or warmup"):
+        first_run(task, held, steps=1, lr=1e-3, warmup=5)
