@@ -32,9 +32,9 @@ def plot_plateaus(runs: dict, levels: dict, ax=None):
                 lw=3.5 if i == 0 else 1.5, zorder=3 if i == 0 else 4, label=label)
     for key, value in levels.items():
         ax.axhline(value, color="grey", lw=0.8, ls="--")
-        ax.text(last, value + 0.05, tr(*LEVEL_LABELS[key]), ha="right", va="bottom", fontsize=8, color="grey")
+        ax.text(last, value + 0.02, tr(*LEVEL_LABELS[key]), ha="right", va="bottom", fontsize=7, color="grey")
     ax.set_xscale("log")
-    ax.set_xlabel(tr("training step", "训练步数"))
+    ax.set_xlabel(tr("update", "更新次数"))
     ax.set_ylabel(tr("cross-entropy per target token", "每个目标词元的交叉熵"))
     ax.legend(fontsize=8, loc="lower left")
     return ax
@@ -50,8 +50,10 @@ def plot_spikes(values: dict, seed: int = 0):
         top.plot(steps, run["loss"], color=colour, lw=0.8, label=label)
         bottom.plot(steps, run["grad_norm"], color=colour, lw=0.8)
         for s in run["spikes"]:
-            top.annotate(tr("spike", "尖峰"), (s, run["loss"][s - 1]), xytext=(s + 15, run["loss"][s - 1] + 0.4),
-                         color=colour, fontsize=8, arrowprops={"arrowstyle": "->", "color": colour})
+            left = s > 0.8 * len(run["loss"])  # near the end: the label goes to the left
+            top.annotate(tr("spike", "尖峰"), (s, run["loss"][s - 1]), xytext=(s - 70 if left else s + 15,
+                         run["loss"][s - 1] + 0.4), color=colour, fontsize=8,
+                         arrowprops={"arrowstyle": "->", "color": colour})
         for i, (step, exact) in enumerate(sorted((int(k), v) for k, v in run["exact_match"].items())):
             top.text(step, 2.9 - 0.25 * (key != "none"), f"{100 * exact:.0f}%", color=colour, fontsize=7, ha="center")
     top.axvline(values["recipe"]["warmup_steps"], color="grey", lw=0.6, ls=":")
@@ -59,7 +61,7 @@ def plot_spikes(values: dict, seed: int = 0):
     top.set_ylabel(tr("loss of the update's batch", "该步批次的损失"))
     top.set_title(tr("Reverse task: validation exact match after every 100 updates printed on top",
                      "反转任务：上方数字为每 100 次更新后的验证集完全匹配率"), fontsize=9)
-    top.legend(fontsize=8, loc="center right")
+    top.legend(fontsize=8, loc="center", bbox_to_anchor=(0.7, 0.55))
     bottom.set_yscale("log")
     bottom.set_xlabel(tr("update", "更新次数"))
     bottom.set_ylabel(tr("gradient norm applied", "所用梯度的范数"))
