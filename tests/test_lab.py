@@ -121,7 +121,7 @@ async def run_cells(ws_url: str, cells: list[str]) -> list[dict]:
 def test_a_chapter_runs_in_a_kernel_the_server_started(lab):
     base, proc = lab
     _, session = request(f"{base}/api/sessions", "POST", {
-        "path": CHAPTER, "type": "notebook", "name": Path(CHAPTER).name,
+        "path": f"chapters/{CHAPTER}", "type": "notebook", "name": Path(CHAPTER).name,
         "kernel": {"name": "python3"}})
     kernel_id = session["kernel"]["id"]
     cells = [c.source for c in nbformat.read(ROOT / "chapters" / CHAPTER, as_version=4).cells

@@ -57,9 +57,10 @@ def test_ci_runs_the_readme_test_command_on_both_pythons_with_pip_cached():
     assert [s["run"] for s in job["steps"] if "run" in s] == ["bash .ci/run"]
 
 
-def test_book_workflow_uses_only_the_readme_book_command():
+def test_book_workflow_uses_only_the_readme_book_command_and_the_colab_export():
     build = load("book.yml")["jobs"]["build"]
-    assert [s["run"] for s in build["steps"] if "run" in s] == ["bash tools/book.sh"]
+    assert [s["run"] for s in build["steps"] if "run" in s] == [
+        "bash tools/book.sh", ".venv/bin/python tools/export_colab.py _build/colab"]
     setup = next(s for s in build["steps"] if s.get("uses", "").startswith("actions/setup-python"))
     assert setup["with"]["cache"] == "pip"
 
