@@ -3,6 +3,8 @@ runs against both (LLMs-from-scratch style: parametrised over implementations)."
 
 import types
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
@@ -34,6 +36,18 @@ TORCH = types.SimpleNamespace(
 @pytest.fixture(params=[NUMPY, TORCH], ids=["numpy", "torch"])
 def impl(request):
     return request.param
+
+
+@pytest.fixture
+def style():
+    """The course's matplotlib style (its CJK font) for one test, restored and every figure
+    closed afterwards (the figure tests)."""
+    from aiayn.plotting import use_course_style
+
+    with matplotlib.rc_context():
+        use_course_style()
+        yield
+    plt.close("all")
 
 
 @pytest.fixture(autouse=True)

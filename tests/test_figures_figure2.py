@@ -1,7 +1,5 @@
 """aiayn.figures.figure2: the paper's Figure 2, both panels, in both languages."""
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -10,11 +8,14 @@ import pytest
 
 from aiayn.figures.figure2 import (draw_multi_head_attention, draw_scaled_dot_product_attention,
                                    figure2)
+from figure_helpers import png
 
 LEFT = {"en": ["MatMul", "Scale", "Mask (opt.)", "SoftMax", "MatMul", "Q", "K", "V"],
         "zh": ["矩阵乘法", "缩放", "掩码（可选）", "SoftMax", "矩阵乘法", "Q", "K", "V"]}
 RIGHT = {"en": ["Linear", "Scaled dot-product attention", "Concat"],
          "zh": ["线性层", "缩放点积注意力", "拼接"]}
+
+pytestmark = pytest.mark.usefixtures("style")  # figures closed after each test
 
 
 def texts(ax):
@@ -63,13 +64,6 @@ def test_the_right_panel_feeds_three_projections_into_one_attention():
     assert len(fed_from_below(d, "attention")) == 3
     assert len(fed_from_below(d, "concat")) == 1 and len(fed_from_below(d, "output")) == 1
     plt.close(fig)
-
-
-def png(fig) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return buffer.getvalue()
 
 
 def test_the_figure_is_deterministic_and_has_the_panels_asked_for():

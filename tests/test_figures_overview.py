@@ -1,8 +1,6 @@
 """aiayn.figures.figure1 and aiayn.figures.recurrence: the drawings of the first chapters, in
 both languages, deterministic."""
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -11,24 +9,7 @@ import pytest
 
 from aiayn.figures.figure1 import figure1
 from aiayn.figures.recurrence import earliest_steps, recurrence_and_attention
-from aiayn.plotting import use_course_style
-
-
-@pytest.fixture(autouse=True)
-def course_style():
-    with matplotlib.rc_context():  # the CJK font, as the chapters use it; restored afterwards
-        use_course_style()
-        yield
-
-
-def texts(fig):
-    return [t.get_text() for ax in fig.axes for t in ax.texts]
-
-
-def png(fig) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()
+from figure_helpers import png, texts
 
 
 @pytest.mark.parametrize("lang, boxes", [
@@ -43,6 +24,9 @@ def test_figure1_has_every_box_of_the_paper_in_the_page_language(lang, boxes, mo
     drawn = texts(fig)
     assert {label: drawn.count(label) for label in boxes} == boxes
     plt.close(fig)
+
+
+pytestmark = pytest.mark.usefixtures("style")
 
 
 def test_earliest_steps_of_a_chain_and_of_independent_outputs():

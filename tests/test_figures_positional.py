@@ -1,31 +1,14 @@
 """aiayn.figures.positional: the clock hands are the table's own numbers, the counter counts,
 and the drawing works in both languages, deterministically."""
 
-import io
 import warnings
 
-import matplotlib
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 from aiayn.figures.positional import clock_hands, counter_bits, draw_clock_hands
 from aiayn.np.embeddings import sinusoidal_table
-from aiayn.plotting import use_course_style
-
-
-@pytest.fixture
-def style():
-    with matplotlib.rc_context():
-        use_course_style()
-        yield
-    plt.close("all")
-
-
-def png(fig) -> bytes:
-    out = io.BytesIO()
-    fig.savefig(out, format="png", metadata={"Software": None})
-    return out.getvalue()
+from figure_helpers import png
 
 
 def test_a_hand_is_a_pair_of_the_table_pointing_at_twelve_for_position_0():

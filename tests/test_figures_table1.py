@@ -2,26 +2,15 @@
 self-attention" draw in both languages without missing glyphs or warnings, show what the chapter
 says they show, and are deterministic."""
 
-import io
 import warnings
 
-import matplotlib
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 from aiayn.figures.table1 import GRID_STACKS, draw_dependency_grid, plot_time_and_memory
 from aiayn.lab.complexity import KINDS, table1_term
 from aiayn.lab.path_length import dependency_pattern
-from aiayn.plotting import use_course_style
-
-
-@pytest.fixture
-def style():
-    with matplotlib.rc_context():
-        use_course_style()
-        yield
-    plt.close("all")
+from figure_helpers import png
 
 
 def values(ns=(16, 64, 256)) -> dict:
@@ -30,12 +19,6 @@ def values(ns=(16, 64, 256)) -> dict:
              "cpu_median_s": 1e-6 * n * (i + 1), "cpu_q3_s": 1.1e-6 * n * (i + 1)}
             for n in ns for i, kind in enumerate(KINDS)]
     return {"d": 32, "k": 3, "r": 5, "heads": 2, "complexity": rows}
-
-
-def png(fig) -> bytes:
-    out = io.BytesIO()
-    fig.savefig(out, format="png", metadata={"Software": None})
-    return out.getvalue()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

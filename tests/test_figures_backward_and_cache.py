@@ -1,34 +1,13 @@
 """The drawings of the backpropagation and fast decoding chapters: they draw in both languages
 without missing glyphs or warnings, say what the chapters say they show, and are deterministic."""
 
-import io
 import warnings
 
-import matplotlib
-import matplotlib.pyplot as plt
 import pytest
 
 from aiayn.figures.backward_graph import draw_attention_backward
 from aiayn.figures.kv_cache import draw_kv_cache, plot_speedup
-from aiayn.plotting import use_course_style
-
-
-@pytest.fixture
-def style():
-    with matplotlib.rc_context():
-        use_course_style()
-        yield
-    plt.close("all")
-
-
-def texts(fig) -> list[str]:
-    return [t.get_text() for ax in fig.axes for t in ax.texts] + [ax.get_title() for ax in fig.axes]
-
-
-def png(fig) -> bytes:
-    out = io.BytesIO()
-    fig.savefig(out, format="png", metadata={"Software": None})
-    return out.getvalue()
+from figure_helpers import png, texts
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -1,8 +1,6 @@
 """aiayn.figures.attention_uses and aiayn.figures.feed_forward: the drawings of the chapters
 attention_in_the_model and feed_forward_and_embeddings, in both languages, deterministic."""
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -12,20 +10,7 @@ import pytest
 
 from aiayn.figures.attention_uses import heatmap_row
 from aiayn.figures.feed_forward import T, positionwise_diagram
-from aiayn.plotting import use_course_style
-
-
-@pytest.fixture(autouse=True)
-def course_style():
-    with matplotlib.rc_context():
-        use_course_style()
-        yield
-
-
-def png(fig) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()
+from figure_helpers import png
 
 
 CAUSAL = np.tril(np.ones((3, 3), dtype=bool))
@@ -47,6 +32,9 @@ def test_heatmap_row_draws_one_panel_per_matrix_with_labels_in_the_page_language
     weights = heatmap_row([(np.full((3, 3), 1 / 3), WORDS, WORDS, "weights")])
     assert len(weights.axes) == 2  # the panel and its colour bar
     plt.close(weights)
+
+
+pytestmark = pytest.mark.usefixtures("style")
 
 
 def test_heatmap_row_refuses_a_matrix_that_does_not_fit_its_labels():

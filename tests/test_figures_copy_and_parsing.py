@@ -1,31 +1,14 @@
 """The drawings of the copy-task and constituency-parsing chapters: they draw in both languages
 without missing glyphs or warnings, show what the chapters say they show, and are deterministic."""
 
-import io
 import warnings
 
-import matplotlib
-import matplotlib.pyplot as plt
 import pytest
 
 from aiayn.figures.copy_task import plot_plateaus, plot_spikes
 from aiayn.figures.parsing import PARSERS, plot_f1_by_length
 from aiayn.lab.copy_training import loss_levels
-from aiayn.plotting import use_course_style
-
-
-@pytest.fixture
-def style():
-    with matplotlib.rc_context():
-        use_course_style()
-        yield
-    plt.close("all")
-
-
-def png(fig) -> bytes:
-    out = io.BytesIO()
-    fig.savefig(out, format="png", metadata={"Software": None})
-    return out.getvalue()
+from figure_helpers import png
 
 
 def spike_values():
