@@ -11,12 +11,12 @@ The two notebooks of a chapter have identical code cells; only the labels differ
 
 from __future__ import annotations
 
-import os
 import warnings
-from pathlib import Path
 
 import matplotlib as mpl
 from matplotlib import font_manager
+
+from .language import current_language, tr  # noqa: F401 (re-exported for the chapters)
 
 LATIN_FONT = "DejaVu Sans"  # ships with matplotlib
 CJK_FONT = "WenQuanYi Micro Hei"  # Debian/Ubuntu package fonts-wqy-microhei (tools/setup.sh)
@@ -42,25 +42,6 @@ def use_course_style() -> None:
             "Run `bash tools/setup.sh` (installs fonts-wqy-microhei, clears matplotlib's font cache).",
             stacklevel=2,
         )
-
-
-def current_language() -> str:
-    """'zh' or 'en': $AIAYN_LANG if set, else 'zh' when running from a folder named zh.
-
-    Jupyter kernels (and nbval) start in the notebook's folder, so notebooks under
-    chapters/zh/ get Chinese labels without any code difference.
-    """
-    lang = os.environ.get("AIAYN_LANG", "").strip().lower()
-    if lang:
-        if lang not in ("en", "zh"):
-            raise ValueError(f"AIAYN_LANG must be 'en' or 'zh', not {lang!r}")
-        return lang
-    return "zh" if Path.cwd().name == "zh" else "en"
-
-
-def tr(en: str, zh: str) -> str:
-    """The label in the notebook's language."""
-    return zh if current_language() == "zh" else en
 
 
 def heatmap(ax, matrix, xlabels=None, ylabels=None, title=None):
