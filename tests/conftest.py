@@ -58,24 +58,26 @@ def _seed_everything():
 
 
 # The files that take longest, longest first: seconds of work per file in CI on a 2-core machine
-# (pytest --junitxml of a fresh-clone run of tools/test.sh, commit 93ec8c2; the book build as of
-# 0bc6733). pytest.ini turns off xdist's own order (files with the most tests first) with
-# --no-loadscope-reorder, so files are handed to the two workers in the order below, then in
-# collection order. Starting the longest first
-# (longest-processing-time scheduling) keeps one worker from running a five-minute notebook alone
-# at the end while the other has finished.
+# (pytest --durations of a run of tools/test.sh at the learner-first rewrite, the book build
+# measured with the browser test). pytest.ini turns off xdist's own order (files with the most
+# tests first) with --no-loadscope-reorder, so files are handed to the two workers in the order
+# below, then in collection order. Starting the longest first (longest-processing-time
+# scheduling) keeps one worker from running a long file alone at the end while the other has
+# finished.
 LONGEST_FIRST = (
-    "chapters/en/training_multi30k.ipynb",   # ~270 s, 210-245 of them the CPU training run
-    "chapters/zh/training_multi30k.ipynb",   # ~270 s
-    "tests/test_browser.py",                 # ~220 s, 48 of them building the book
-    "chapters/en/copy_task.ipynb",           # ~160 s
+    "tests/test_browser.py",                 # ~220 s, most of it building the book
+    "chapters/en/training_multi30k.ipynb",   # ~115 s, most of it the CPU training run
+    "chapters/zh/training_multi30k.ipynb",   # ~115 s
+    "tests/test_jupyterlab.py",              # ~50-80 s: JupyterLab and Chromium, both languages
+    "chapters/en/copy_task.ipynb",           # ~50 s
     "chapters/zh/copy_task.ipynb",
-    "tests/test_experiments_table3.py",      # ~55 s
+    "tests/test_experiments_table3.py",      # ~25 s
+    "tests/test_experiments_recipes.py",
     "chapters/en/from_scratch.ipynb",
     "chapters/zh/from_scratch.ipynb",
+    "tests/test_grading_time_limit.py",
     "tests/test_train_trainer.py",
     "tests/test_train_cli.py",
-    "tests/test_experiments_recipes.py",
     "tests/test_lab.py",
     "chapters/en/constituency_parsing.ipynb",
     "chapters/zh/constituency_parsing.ipynb",

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from aiayn.lab.rnn_vs_attention import (ElmanRNN, count_sequential_steps, max_path_length,
-                                        median_seconds, table1_counts, time_layers)
+                                        table1_counts)
 from aiayn.pt.attention import MultiHeadAttention
 
 
@@ -127,32 +127,6 @@ def test_table1_counts():
     assert counts["recurrent"] == (64 * 32 * 32, 64, 63)
     assert counts["convolution"] == (3 * 64 * 32 * 32, 1, 63)
     assert counts["restricted"] == (8 * 64 * 32, 1, 16)
-
-
-def test_time_layers_returns_positive_times_per_length():
-    rows = time_layers([4, 8], d_model=16, num_heads=2, batch_size=2, repeats=2, warmup=1)
-    assert [r["T"] for r in rows] == [4, 8]
-    for r in rows:
-        assert set(r) == {"T", "rnn_s", "attention_s", "ratio"}
-        assert r["rnn_s"] > 0 and r["attention_s"] > 0
-        assert r["ratio"] == pytest.approx(r["rnn_s"] / r["attention_s"])
-
-
-def test_time_layers_restores_the_thread_count():
-    before = torch.get_num_threads()
-    time_layers([4], d_model=8, num_heads=2, repeats=1, threads=1)
-    assert torch.get_num_threads() == before
-    with pytest.raises(ValueError, match="threads"):
-        time_layers([4], d_model=8, num_heads=2, repeats=1, threads=0)
-    assert torch.get_num_threads() == before
-
-
-def test_median_seconds_warms_up_and_repeats():
-    calls = []
-    t = median_seconds(lambda: calls.append(1), repeats=3, warmup=2)
-    assert len(calls) == 5 and t >= 0
-    with pytest.raises(ValueError, match="repeats"):
-        median_seconds(lambda: None, repeats=0)
 
 
 @pytest.mark.parametrize("B,T,d", [(1, 4, 8), (2, 16, 32), (3, 40, 16)])

@@ -87,7 +87,7 @@ RESULTS = [
            "Pre-LN, Xavier init: the same ratio", "Pre-LN、Xavier 初始化：同一比值",
            "", "{:.2g}".format),
     Result("params_base", "Parameters, base model (shared 37000-token vocabulary)",
-           "参数量，base 模型（共享 37000 词表）", "65M (Table 3)", _millions),
+           "参数量，基础模型（共享 37000 词表）", "65M (Table 3)", _millions),
     Result("params_big", "Parameters, big model", "参数量，big 模型", "213M (Table 3)", _millions),
     Result("copy_task_exact_match",
            "Copy and reverse tasks: exact match of greedy decoding on held-out sequences (the lower of the two)",

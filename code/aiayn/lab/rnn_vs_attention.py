@@ -2,11 +2,10 @@
 
 An Elman RNN layer, h_t = tanh(x_t W + h_{t-1} U + b), must run its T steps one after another;
 one self-attention layer (the course's ``MultiHeadAttention``) relates all T positions in one
-batched computation. This module times both on the same (B, T, d) input, counts the sequential
-steps each one takes, and computes the maximum path length between two positions (Table 1).
+batched computation. This module counts the sequential steps each one takes and computes the
+maximum path length between two positions (Table 1); aiayn.lab.layer_timing times them.
 """
 
-import statistics
 import time
 from collections import deque
 
@@ -152,55 +151,6 @@ def max_path_length(kind: str, n: int, width: int | None = None) -> int:
     return longest
 
 
-def median_seconds(fn, repeats: int = 5, warmup: int = 1, device: str = "cpu") -> float:
-    """Median wall time of ``fn()`` over ``repeats`` runs after ``warmup`` untimed runs.
-
-    The median ignores the odd run slowed by another process; on CUDA we synchronise, because
-    kernels are launched asynchronously and would otherwise be timed as free."""
-    check_positive("repeats", repeats)
-    sync = torch.cuda.synchronize if str(device).startswith("cuda") else (lambda: None)
-    for _ in range(warmup):
-        fn()
-    sync()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def time_layers(lengths, d_model: int = 256, num_heads: int = 8, batch_size: int = 1,
-                repeats: int = 5, warmup: int = 1, device: str = "cpu", seed: int = 0,
-                threads: int | None = None) -> list[dict]:
-    """Times one Elman RNN layer and one self-attention layer on the same (B, T, d_model) input.
-
-    Returns one dict per T: {"T", "rnn_s", "attention_s", "ratio"} (ratio = rnn / attention,
-    above 1 means attention was faster). Forward pass only, no gradients. ``threads`` sets
-    PyTorch's CPU threads for the measurement and restores the previous number afterwards."""
-    torch.manual_seed(seed)
-    rnn = ElmanRNN(d_model, d_model).to(device)
-    attention = MultiHeadAttention(d_model, num_heads).to(device)
-    previous_threads = torch.get_num_threads()
-    if threads is not None:
-        check_positive("threads", threads)
-        torch.set_num_threads(threads)
-    rows = []
-    try:
-        with torch.no_grad():
-            for T in lengths:
-                check_positive("T", T)
-                x = torch.randn(batch_size, T, d_model, device=device)
-                rnn_s = median_seconds(lambda: rnn(x), repeats, warmup, device)
-                attention_s = median_seconds(lambda: attention(x, x, x), repeats, warmup, device)
-                rows.append({"T": T, "rnn_s": rnn_s, "attention_s": attention_s,
-                             "ratio": rnn_s / attention_s})
-    finally:
-        torch.set_num_threads(previous_threads)
-    return rows
-
-
 def table1_counts(n: int, d: int, k: int = 3, r: int = 16) -> dict:
     """Table 1 for concrete sizes: (complexity per layer, sequential operations, maximum path
     length) per layer type, for n positions of width d. Complexity is Table 1's expression
@@ -215,4 +165,4 @@ def table1_counts(n: int, d: int, k: int = 3, r: int = 16) -> dict:
 
 
 __all__ = ["ElmanCell", "ElmanRNN", "count_sequential_steps", "matmul_flops", "max_path_length",
-           "median_seconds", "time_layers", "table1_counts"]
+           "table1_counts"]
