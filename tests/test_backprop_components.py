@@ -12,6 +12,7 @@ from aiayn.np import (attention as na, backprop, decoder as nd, embeddings as ne
                       feedforward as nf, nn as nnn, normalization as nn_)
 from aiayn.pt import (attention as ta, decoder as td, embeddings as te, encoder as tenc,
                       feedforward as tf, normalization as tn)
+from aiayn.lab.gradient_check import finite_differences, sample_coordinates
 from conftest import rand, record_difference
 
 TOL = 1e-10
@@ -49,16 +50,9 @@ def check_parameters(np_mod, pt_mod):
 
 def finite_difference_check(loss, x, analytic, rng, samples=6, h=1e-6):
     """Central differences (L(x + h e_i) - L(x - h e_i)) / 2h at ``samples`` random coordinates
-    of ``x`` (changed in place and restored), against the analytic gradient there."""
-    for flat in rng.choice(x.size, size=min(samples, x.size), replace=False):
-        i = np.unravel_index(flat, x.shape)
-        saved = x[i]
-        x[i] = saved + h
-        up = loss()
-        x[i] = saved - h
-        down = loss()
-        x[i] = saved
-        numeric = (up - down) / (2 * h)
+    of ``x`` (aiayn.lab.gradient_check, the chapter's referee), against the analytic gradient."""
+    coordinates = sample_coordinates(x.shape, min(samples, x.size), rng)
+    for i, numeric in zip(coordinates, finite_differences(loss, x, coordinates, h)):
         assert abs(numeric - analytic[i]) <= 1e-6 * max(1.0, abs(numeric)), (i, numeric, analytic[i])
 
 
