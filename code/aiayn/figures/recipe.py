@@ -89,4 +89,4 @@ def plot_beam_alpha(ax, grid: list[dict], paper=(4, 0.6), chosen=None) -> None:
     ax.set_xticks(beams)
     ax.set_xlabel(tr("beam size (1: a single hypothesis)", "束宽（1：只保留一个假设）"))
     ax.set_ylabel(tr("validation BLEU", "验证集 BLEU"))
-    ax.legend(loc="center right", fontsize=8)  # the corner below beam 1 holds its point
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8)  # outside: no grid can put a point under it
