@@ -204,6 +204,10 @@ def test_decoding_is_chosen_and_gated_on_validation_then_decodes_test_once(tmp_p
     chosen, paper = decoding.setting_name(**values["chosen"]), decoding.setting_name(*decoding.PAPER)
     # The gate runs on validation: a p-value only when the best is not the paper's.
     assert ("val_p_value" in values) == (chosen != paper) and "test_p_value" not in values
+    if chosen != paper:  # Holm over every setting of the grid against the paper's, the best picked from them
+        others = {decoding.setting_name(r["beam_size"], r["alpha"]) for r in values["grid"]} - {paper}
+        assert set(values["val_p_values"]) == others and "Holm" in values["val_test"]
+        assert values["val_p_value"] == decoding.holm_corrected(values["val_p_values"], chosen) >= values["val_p_values"][chosen]
     adopted = chosen if values.get("val_p_value", 1.0) < 0.05 else paper
     assert decoding.setting_name(**values["adopted"]) == values["test_setting"] == adopted
     assert set(values["val_hypotheses"]) == {paper, chosen}

@@ -65,7 +65,11 @@ def gate_p_value(hypotheses: dict, references: list[str], candidate: str, trials
     """Holm-corrected p-value of ``candidate`` against the baseline (the first of ``hypotheses``)
     in the family of every other system of ``hypotheses``: the candidate was picked as the best of
     them all, so its lead alone would pass by chance more often than 5 %."""
-    p_values = randomisation_p_values(hypotheses, references, trials)
+    return holm_corrected(randomisation_p_values(hypotheses, references, trials), candidate)
+
+
+def holm_corrected(p_values: dict[str, float], candidate: str) -> float:
+    """``candidate``'s p-value after Holm's correction over the family ``p_values`` (name -> p)."""
     if candidate not in p_values:
         raise ValueError(f"candidate: {candidate!r} is not one of the systems after the baseline {list(p_values)}")
     return float(stats.holm(list(p_values.values()))[list(p_values).index(candidate)])
@@ -96,7 +100,8 @@ def choose(checkpoint, beams=BEAMS, alphas=ALPHAS, data_dir=None, device="cpu", 
     adopted = PAPER
     if chosen != PAPER:  # is the candidate's lead on validation beyond the validation sentences' noise?
         family = {setting_name(*s): hypotheses[s] for s in [PAPER, *(s for s in grid if s != PAPER)]}
-        values["val_p_value"] = gate_p_value(family, val_ref, setting_name(*chosen))
+        values["val_p_values"] = randomisation_p_values(family, val_ref)  # each against the paper's, uncorrected
+        values["val_p_value"] = holm_corrected(values["val_p_values"], setting_name(*chosen))
         values["val_test"] = (f"sacreBLEU paired approximate randomisation, {TRIALS:,} shuffles, Holm over the "
                               f"{len(family) - 1} settings the best was picked from")
         adopted = chosen if values["val_p_value"] < ALPHA_LEVEL else PAPER
