@@ -36,16 +36,20 @@ OPENING = {"en": ("**Goal:**", "**Reading time:**", "**Builds on:**"),
            "zh": ("**目标：**", "**阅读时间：**", "**前置：**")}
 CLOSING = {"en": ("## Summary", "## Exercises"), "zh": ("## 小结", "## 练习")}
 # The parts of the book and the most English words their main paths may hold together (issues
-# 43, 44 and 45), the whole book's main path within learner-first.md's 25,000.
+# 43, 44, 45, 53 and 54), the whole book's main path within learner-first.md's 25,000. The part
+# "After the paper" (issue 57) is measured on its own, outside the 25,000.
 PARTS = {
     "the architecture (preface, §1-§3.5)": (
         ["preface", "paper_in_one_page", "architecture_overview", "scaled_dot_product_attention",
          "multi_head_attention", "attention_in_the_model", "feed_forward_and_embeddings",
          "positional_encoding", "residual_and_layer_norm", "putting_it_together"], 10_500),
+    "build it yourself": (["from_scratch", "common_mistakes"], 3_400),
     "§4-§6": (["why_self_attention", "copy_task", "training_multi30k", "multi30k_recipe",
                "model_variations", "constituency_parsing"], 8_500),
-    "practice": (["common_mistakes", "from_scratch", "backpropagation", "fast_decoding"], 6_500),
+    "under the hood": (["backpropagation", "fast_decoding"], 3_100),
 }
+AFTER_THE_PAPER = re.compile(r"after the paper|论文之后", re.I)
+AFTER_THE_PAPER_LIMIT = 5_000
 PAGE_LIMIT = 1_800
 LIMITS = {"preface": 800}
 BOOK_LIMIT = 25_000
@@ -81,16 +85,26 @@ def main_path(markdown: str) -> str:
     return "\n".join(kept)
 
 
+def toc_parts(lang: str) -> list[tuple[str, list[str]]]:
+    """(caption, page names) of the language's table of contents, in order; the root first."""
+    toc = yaml.safe_load((ROOT / ("_toc.yml" if lang == "en" else f"_toc.{lang}.yml")).read_text(encoding="utf8"))
+    parts = [("", [Path(toc["root"]).name])]
+    for part in toc.get("parts", []):
+        names = []
+        for chapter in part.get("chapters", []):
+            names.append(Path(chapter["file"]).name)
+            names += [Path(s["file"]).name for s in chapter.get("sections", [])]
+        parts.append((part.get("caption", ""), names))
+    return parts
+
+
 def toc_pages(lang: str) -> list[tuple[str, bool]]:
     """(page name, is it in an appendix part) in the order of the language's table of contents."""
-    toc = yaml.safe_load((ROOT / ("_toc.yml" if lang == "en" else f"_toc.{lang}.yml")).read_text(encoding="utf8"))
-    out = [(Path(toc["root"]).name, False)]
-    for part in toc.get("parts", []):
-        appendix = bool(APPENDIX.search(part.get("caption", "")))
-        for chapter in part.get("chapters", []):
-            out.append((Path(chapter["file"]).name, appendix))
-            out += [(Path(s["file"]).name, appendix) for s in chapter.get("sections", [])]
-    return out
+    return [(name, bool(APPENDIX.search(caption))) for caption, names in toc_parts(lang) for name in names]
+
+
+def after_the_paper(lang: str = "en") -> list[str]:
+    return [n for caption, names in toc_parts(lang) if AFTER_THE_PAPER.search(caption) for n in names]
 
 
 def page_path(lang: str, name: str) -> Path:
@@ -170,8 +184,36 @@ def test_a_part_of_the_book_is_within_its_size(part):
 
 
 def test_the_main_path_of_the_book_is_within_its_size():
-    total = sum(measure(page_path("en", n))["core"] for n, appendix in toc_pages("en") if not appendix)
+    later = set(after_the_paper())
+    total = sum(measure(page_path("en", n))["core"] for n, appendix in toc_pages("en") if not appendix and n not in later)
     assert total <= BOOK_LIMIT, f"{total} words outside dropdowns and the appendix (at most {BOOK_LIMIT})"
+
+
+def test_the_part_after_the_paper_is_within_its_own_size():
+    sizes = {n: measure(page_path("en", n))["core"] for n in after_the_paper()}
+    assert sum(sizes.values()) <= AFTER_THE_PAPER_LIMIT, f"After the paper: {sum(sizes.values())} words: {sizes}"
+
+
+BUILDS_ON = {"en": "**Builds on:**", "zh": "**前置：**"}
+
+
+def prerequisites(lang: str, name: str) -> list[str]:
+    """The pages a chapter's "Builds on" line links, by name."""
+    opening = "\n".join(c["source"] for c in cells(page_path(lang, name))[:4] if c["cell_type"] == "markdown")
+    line = next((l for l in opening.splitlines() if BUILDS_ON[lang] in l), "")
+    return [Path(target).stem for target in re.findall(r"\]\(([\w./-]+?\.(?:ipynb|md))\)", line)]
+
+
+@pytest.mark.parametrize("lang, name", [(l, n) for l, n in LESSONS if n != "preface"], ids=lambda x: x)
+def test_a_page_builds_only_on_pages_before_it(lang, name):
+    """The reading order is the toc's: a page's prerequisites come before it (issue 53)."""
+    order = [n for n, _ in toc_pages(lang)]
+    later = [p for p in prerequisites(lang, name) if p not in order or order.index(p) >= order.index(name)]
+    assert not later, f"{lang}/{name} builds on {later}, which the table of contents puts after it (or lacks)"
+
+
+def test_prerequisites_are_read_from_the_builds_on_line():
+    assert prerequisites("en", "putting_it_together") and prerequisites("zh", "putting_it_together")
 
 
 def test_main_path_measures_what_a_reader_reads():

@@ -75,3 +75,14 @@ def test_bounds_are_written_short():
 def test_shapes_must_agree():
     with pytest.raises(ValueError, match="a and b: shapes differ"):
         max_difference(np.zeros(3), np.zeros(4))
+
+
+def test_a_table_is_markdown_with_one_row_per_line():
+    from aiayn.show import markdown_table
+
+    text = markdown_table(["束宽", "BLEU"], [["1", 38.9], ["a|b", 39.2]])
+    assert text.splitlines() == ["| 束宽 | BLEU |", "| :--- | ---: |", "| 1 | 38.9 |", "| a\\|b | 39.2 |"]
+    with pytest.raises(ValueError, match="rows"):
+        markdown_table(["a", "b"], [[1]])
+    with pytest.raises(ValueError, match="align"):
+        markdown_table(["a"], [[1]], align="x")

@@ -103,3 +103,36 @@ def difference(label: str, a, b, *, within: float | None = None) -> float:
             text = tr(f"max |difference| {format_size(d)}", f"最大 |差值| {format_size(d)}")
     print(f"{label}{tr(': ', '：')}{text}")
     return d
+
+
+def markdown_table(headers, rows, align: str | None = None) -> str:
+    """A Markdown (pipe) table: ``headers`` a list of column titles, ``rows`` lists of cells (each
+    formatted by the caller: a number is printed with ``str``); ``align`` one letter per column,
+    ``l``, ``r`` or ``c`` (default: numbers right, text left, from the first row)."""
+    headers = [str(h) for h in headers]
+    rows = [list(r) for r in rows]
+    if any(len(r) != len(headers) for r in rows):
+        raise ValueError(f"rows: every row needs {len(headers)} cells, one per header")
+    if align is None:
+        first = rows[0] if rows else [""] * len(headers)
+        align = "".join("r" if isinstance(v, (int, float, np.number)) else "l" for v in first)
+    if len(align) != len(headers) or set(align) - set("lrc"):
+        raise ValueError(f"align: one of l, r, c per column ({len(headers)}), got {align!r}")
+
+    def cell(v) -> str:
+        return str(v).replace("|", "\\|").replace("\n", " ")
+
+    rule = {"l": ":---", "r": "---:", "c": ":---:"}
+    lines = ["| " + " | ".join(cell(h) for h in headers) + " |",
+             "| " + " | ".join(rule[a] for a in align) + " |"]
+    lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def table(headers, rows, align: str | None = None) -> None:
+    """Shows a table as a rendered Markdown table (the book, JupyterLab and Colab render it, and
+    columns align in any language, where text padded by hand does not once CJK is wide).
+    Arguments as ``markdown_table``."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(markdown_table(headers, rows, align)))
