@@ -222,3 +222,29 @@ def test_main_path_measures_what_a_reader_reads():
             "::::{tab-set}\n:::{tab-item} NumPy\nshown\n:::\n::::\n注意力机制")
     assert main_path(page).split() == ["Attention", "is", "all.", "shown", "注意力机制"]
     assert words(main_path(page)) == 4 + round(5 / 1.6)
+
+
+# Statistics vocabulary (issue 54): test names, p-values and corrections live in the lab-notebook
+# appendix and in dropdowns; a lesson says "beyond seed noise" or "inconclusive" and links the
+# one page that teaches how to read a result (reading_a_result, which is excepted).
+STATISTICS = re.compile(r"\bHolm\b|\bp\s*[=<>≤]\s*0?\.\d|\bTOST\b|\bt-tests?\b|\bWelch\b|\bpermutation tests?\b|"
+                        r"\bbootstrap\w*|\bequivalence (?:margin|test)|\brandomi[sz]ation tests?\b", re.I)
+STATISTICS_LIMIT = 8
+
+
+def statistics_words(name: str) -> list[str]:
+    text = "\n".join(main_path(c["source"]) for c in cells(page_path("en", name)) if c["cell_type"] == "markdown")
+    return STATISTICS.findall(re.sub(r"```.*?```", " ", text, flags=re.S))
+
+
+def test_statistics_words_stay_off_the_lessons():
+    found = {n: statistics_words(n) for n, appendix in toc_pages("en")
+             if not appendix and n != "reading_a_result"}
+    found = {n: w for n, w in found.items() if w}
+    total = sum(len(w) for w in found.values())
+    assert total <= STATISTICS_LIMIT, f"{total} statistics words in the lessons' main path (at most {STATISTICS_LIMIT}): {found}"
+
+
+def test_statistics_words_are_found():
+    assert STATISTICS.findall("a paired t-test, Holm-corrected, p = 0.03; TOST; a permutation test") == [
+        "t-test", "Holm", "p = 0.0", "TOST", "permutation test"]
