@@ -149,6 +149,41 @@ def test_landing_page(reader):
         reader.page.go_back()
 
 
+TABLE_SCROLL_JS = """() => [...document.querySelectorAll('article table.table')].map(t => {
+    const box = t.closest('.pst-scrollable-table-container') || t.parentElement;
+    return {cls: t.className, scroll: box.scrollWidth, width: box.clientWidth,
+            left: t.getBoundingClientRect().left, right: t.getBoundingClientRect().right,
+            view: document.documentElement.clientWidth};
+})"""
+
+
+def test_landing_tables_need_no_sideways_scrolling(reader):
+    """At 1280 px the results table (790 px) used to scroll inside a 624 px column, its third
+    column starting out of view, while half the window stayed empty; on a phone the chapter
+    map's 中文 column started out of view. Now no table scrolls at 1280 px, and the chapter map
+    fits a phone (the results table may scroll there: four columns of numbers and sources)."""
+    try:
+        for width, height, must_fit in ((1280, 800, ("table",)), (390, 844, ("chapter-map",))):
+            reader.page.set_viewport_size({"width": width, "height": height})
+            reader.open("index.html")
+            tables = reader.page.evaluate(TABLE_SCROLL_JS)
+            assert len(tables) == 2, tables
+            for t in tables:
+                if any(c in t["cls"].split() for c in must_fit):
+                    assert t["scroll"] <= t["width"] + 1, (width, t)
+                    assert 0 <= t["left"] and t["right"] <= t["view"] + 1, (width, t)
+    finally:
+        reader.page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def test_landing_chapter_map_shows_the_parts_in_reading_order(book_html):
+    text = (book_html / "index.html").read_text(encoding="utf8")
+    captions = re.findall(r'<tr class="part"><th colspan="3">([^<]+) <span', text)
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf8"))
+    assert captions == [p["caption"] for p in toc["parts"]]
+    assert captions.index("Build it yourself") < captions.index("Training and results (§5–§6)")
+
+
 # What the theme decides of a page's look: fonts, colours, the stylesheets loaded.
 LOOK_JS = """() => {
     const style = (sel, prop) => { const e = document.querySelector(sel); return e ? getComputedStyle(e)[prop] : null; };

@@ -118,6 +118,17 @@ def toc_docnames(toc: Path) -> list[str]:
     return list(walk(yaml.safe_load(toc.read_text(encoding="utf8"))))
 
 
+def toc_parts(toc: Path) -> dict[str, str]:
+    """docname -> the caption of the toc part that opens with it (the root: ''), so a list of
+    chapters in toc order can show where each part begins."""
+    data = yaml.safe_load(toc.read_text(encoding="utf8"))
+    starts = {data["root"]: ""}
+    for part in data.get("parts", []):
+        if part.get("chapters"):
+            starts[part["chapters"][0]["file"]] = part.get("caption", "")
+    return starts
+
+
 class _TitleParser(HTMLParser):
     def __init__(self):
         super().__init__()
@@ -194,12 +205,17 @@ def _links(name: str, titles: dict[str, str]) -> tuple[str, str]:
             f'<a href="zh/chapters/zh/{name}.html" lang="zh-CN">{_e(titles["zh"])}</a>')
 
 
-def chapter_rows(titles: dict[str, dict[str, str]]) -> list[str]:
+def chapter_rows(titles: dict[str, dict[str, str]], parts: dict[str, dict[str, str]] | None = None) -> list[str]:
+    """One row per chapter in reading order; ``parts`` (chapter name -> {lang: caption} of the
+    part it opens) adds a heading row where each part of the book begins."""
     rows = []
     for name, both in titles.items():
         if name not in PAPER_SECTIONS:
             raise ValueError(f"tools/landing.py: add chapter {name!r} to PAPER_SECTIONS "
                              "(the paper section it covers, or '—')")
+        caption = (parts or {}).get(name)
+        if caption and caption.get("en"):
+            rows.append(f'<tr class="part"><th colspan="3">{_e(caption["en"])} {_zh(caption["zh"])}</th></tr>')
         en, zh = _links(name, both)
         rows.append(f"<tr><td>{_e(PAPER_SECTIONS[name])}</td><td>{en}</td><td>{zh}</td></tr>")
     return rows
@@ -274,8 +290,10 @@ in NumPy and in PyTorch, every claim backed by a code cell.<br>
 
 <section id="chapters">
 <h2>Chapters <span lang="zh-CN">章节</span></h2>
+<p>In reading order: build the model (§3) and train one yourself before the results.<br>
+<span lang="zh-CN">按阅读顺序排列：先搭建模型（§3）并亲手训练一个，再看实验结果。</span></p>
 <div class="pst-scrollable-table-container">
-<table class="table">
+<table class="table chapter-map">
 <thead><tr><th>Paper <span lang="zh-CN">论文</span></th><th>English</th><th lang="zh-CN">中文</th></tr></thead>
 <tbody>
 {chapters}
@@ -331,6 +349,9 @@ def write_landing(html_dir: Path, root: Path, config: dict[str, dict]) -> Path:
     if stripped[0] != stripped[1]:
         raise ValueError(f"the two tables of contents list different chapters: {stripped}")
     titles = chapter_titles(html_dir, docnames)
+    captions = {lang: toc_parts(root / config[lang]["sphinx"]["config"]["external_toc_path"]) for lang in ("en", "zh")}
+    parts = {en_doc.rsplit("/", 1)[-1]: {"en": captions["en"][en_doc], "zh": captions["zh"][zh_doc]}
+             for en_doc, zh_doc in zip(docnames["en"], docnames["zh"]) if en_doc in captions["en"]}
     repo_url = config["en"]["repository"]["url"]
     running = {lang: next((d for d in docnames[lang] if d.endswith(f"/{RUNNING_PAGE}")), None) for lang in ("en", "zh")}
     running_en = (f'<a href="en/{running["en"]}.html">{_e(titles[RUNNING_PAGE]["en"])}</a>'
@@ -344,7 +365,7 @@ def write_landing(html_dir: Path, root: Path, config: dict[str, dict]) -> Path:
         en_title=_e(config["en"]["title"]), zh_title=_zh(config["zh"]["title"]),
         zh_title_text=_e(config["zh"]["title"]),
         en_url=f"en/{docnames['en'][0]}.html", zh_url=f"zh/{docnames['zh'][0]}.html",
-        chapters="\n".join(chapter_rows(titles)),
+        chapters="\n".join(chapter_rows(titles, parts)),
         results="\n".join(result_rows(measured_results(root, docnames), titles)),
         repo_url=_e(repo_url), repo_name=_e(repo_url.rstrip("/").rsplit("/", 1)[-1]),
     )
