@@ -31,8 +31,11 @@ def pages(lang: str) -> set[str]:
 
 
 NOTEBOOKS = sorted(p for p in pages("en") | pages("zh") if p.endswith(".ipynb"))
+# Every chapter notebook; not chapters/start_here.ipynb, the generated list of links that
+# `bash tools/lab.sh` opens first (no code: tests/test_start_page.py checks it).
+START_PAGE = CHAPTERS / "start_here.ipynb"
 ALL_NOTEBOOKS = sorted(
-    p for p in CHAPTERS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+    p for p in CHAPTERS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts and p != START_PAGE
 )
 
 

@@ -47,7 +47,8 @@ if "google.colab" in sys.modules:
 
 
 def notebooks() -> list[Path]:
-    return sorted(p for p in CHAPTERS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    """The chapters, chapters/<lang>/<name>.ipynb (not chapters/start_here.ipynb, a list of links)."""
+    return sorted(p for p in CHAPTERS.glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
 def language_of(path: Path) -> str:

@@ -7,7 +7,9 @@
 # markdown renders as in the book: tabs, dropdowns, admonitions, math, figures and tables
 # (docs/writing-chapters.md lists what it does not render; tests/test_jupyterlab.py opens a
 # chapter per language through this script). It serves the whole checkout, as Binder does, so a
-# page's links and images into docs/ or code/ resolve, and opens on chapters/.
+# page's links and images into docs/ or code/ resolve, and opens chapters/start_here.ipynb: the
+# chapters in the book's reading order (the file browser lists them alphabetically), a page
+# tools/start_page.py writes from the tables of contents.
 # AIAYN_NOTEBOOK_DIR serves another folder (a copy of the checkout to try changes on).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,4 +24,4 @@ fi
 as_root=()
 if [ "$(id -u)" -eq 0 ]; then as_root=(--allow-root); fi
 exec "$root/.venv/bin/jupyter" lab --notebook-dir="${AIAYN_NOTEBOOK_DIR:-$root}" \
-  --ServerApp.default_url=/lab/tree/chapters "${as_root[@]+"${as_root[@]}"}" "$@"
+  --ServerApp.default_url=/lab/tree/chapters/start_here.ipynb "${as_root[@]+"${as_root[@]}"}" "$@"
