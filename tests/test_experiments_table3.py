@@ -1,6 +1,6 @@
 """The miniature Table 3 (aiayn.experiments.table3): every committed results file is complete and
-consistent with the code, the tables and the chapter say "pending" exactly where a variant or the
-base lacks seeds, the verdicts follow their rule (aiayn.stats, paired over seeds because seed k of
+consistent with the code, the tables and the lab notebook say "pending" exactly where a variant or
+the base lacks seeds, the verdicts follow their rule (aiayn.stats, paired over seeds because seed k of
 every variant shares the base's batch order, and rows A and D its initial weights), the command
 line fails clearly, and one run, re-done here on one CPU thread, reproduces its committed values."""
 
@@ -16,8 +16,8 @@ import torch
 from aiayn.experiments.record import read_results
 from aiayn.experiments.table3 import BY_NAME, VARIANTS, command, main, results_path, run_variant
 from aiayn.lab.model_size import count_parameters
-from aiayn.lab.model_variations import (MIN_SEEDS, Stat, Summary, compare, family, load_results, summarize, table,
-                                        verdict_table, verdicts)
+from aiayn.lab.model_variations import (MIN_SEEDS, Stat, Summary, compare, family, load_results, processors,
+                                        provenance_rows, summarize, table, verdict_table, verdicts)
 from aiayn.pt.model import Transformer
 from aiayn.train.configs import get_config
 from command_line import exit_status  # tests/command_line.py
@@ -144,12 +144,31 @@ def test_no_verdict_without_three_seeds_on_both_sides():
     short_base = summary("base", [20.0, 20.5], [3.30, 3.32])
     three = summary("A_h1", [10.0, 10.1, 10.2], [4.0, 4.1, 4.2])
     assert verdict_lines(verdict_table([short_base, three]))["A_h1"].count("pending (3 seeds, base 2)") == 2
-    assert "待定（3 个种子，基线 2 个）" in verdict_lines(verdict_table([short_base, three], "zh"))["A_h1"]
+    assert "待定（3 个种子，基础模型 2 个）" in verdict_lines(verdict_table([short_base, three], "zh"))["A_h1"]
+
+
+def test_runs_of_another_processor_are_not_compared():
+    # Noise is measured on one processor: a variant that ran elsewhere would confound the machine
+    # with the change (the committed runs all ran on one; provenance_rows shows which).
+    elsewhere = replace(summary("A_h1", [18.0, 18.6, 17.4], [3.5, 3.5, 3.5]),
+                        machines=("Intel(R) Xeon(R) Processor; 2 logical CPUs",))
+    on_base = replace(BASE, machines=("AMD EPYC; 2 logical CPUs",))
+    with pytest.raises(ValueError, match="summary: A_h1 ran on Intel Xeon, the base on AMD EPYC"):
+        compare(elsewhere, on_base, "bleu")
+    summaries = summarize(load_results())
+    assert {processors(s) for s in summaries} == {("AMD EPYC",)}
+    names, rows = provenance_rows(summaries)
+    assert names[:2] == ["variant", "processor"] and [r[1] for r in rows] == ["AMD EPYC"] * len(summaries)
+
+
+def cells(line: str) -> list[str]:
+    """The cells of one row of a Markdown table."""
+    return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
 def verdict_lines(text: str) -> dict[str, str]:
-    """variant name -> its line of ``verdict_table``."""
-    return {line.split()[0]: line for line in text.splitlines()[2:]}
+    """variant name -> its row of ``verdict_table`` (a Markdown table: a header, a rule, rows)."""
+    return {cells(line)[0]: line for line in text.splitlines()[2:]}
 
 
 @pytest.mark.parametrize("lang, word", [("en", "pending"), ("zh", "待定")])
@@ -160,22 +179,23 @@ def test_table_says_pending_exactly_where_a_variant_or_the_base_lacks_seeds(lang
     lines = verdict_lines(verdict_table(summaries, lang))
     assert set(lines) == {v.name for v in VARIANTS[1:]}  # every variant, with runs or without
     for name, line in lines.items():
-        assert line.split()[1] == str(seeds.get(name, 0)), line
+        assert cells(line)[1] == str(seeds.get(name, 0)), line
         assert (line.count(word) == 0) == (name in judged), line  # both verdicts, or both pending
     full = [line for line in table(summaries, lang).splitlines()[2:]]
-    assert [line.split()[1] for line in full] == [v.name for v in VARIANTS]
+    assert [cells(line)[1] for line in full] == [v.name for v in VARIANTS]
     # With three seeds everywhere every variant gets its two verdicts.
     three = [replace(s, bleu=Stat(s.bleu.values * 3), log_ppl=Stat(s.log_ppl.values * 3)) for s in summaries]
     assert not any(word in line for name, line in verdict_lines(verdict_table(three, lang)).items() if name in seeds)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_chapter_shows_the_table_of_the_committed_files(lang):
-    # The chapter prints both tables from the files; executed on fewer files it would show
-    # a verdict or a "pending" that the files no longer support (nbval would catch it too).
-    nb = json.loads((ROOT / "chapters" / lang / "model_variations.ipynb").read_text(encoding="utf8"))
-    printed = "".join("".join(out.get("text", "")) for cell in nb["cells"] if cell["cell_type"] == "code"
-                      for out in cell["outputs"] if out.get("name") == "stdout")
+def test_the_lab_notebook_shows_the_tables_of_the_committed_files(lang):
+    # The lab notebook of the chapter (lab_model_variations) shows both tables from the files;
+    # executed on fewer files it would show a verdict or a "pending" that the files no longer
+    # support (nbval would catch it too).
+    nb = json.loads((ROOT / "chapters" / lang / "lab_model_variations.ipynb").read_text(encoding="utf8"))
+    printed = "".join("".join(out.get("data", {}).get("text/markdown", "")) for cell in nb["cells"]
+                      if cell["cell_type"] == "code" for out in cell["outputs"])
     summaries = summarize(load_results())
     assert verdict_table(summaries, lang) in printed
     assert table(summaries, lang) in printed

@@ -60,3 +60,18 @@ def test_dependency_grid_shows_each_stacks_jacobian_pattern(style, monkeypatch, 
             image = fig.axes[row * len(GRID_STACKS) + col].get_images()[0].get_array()
             assert np.array_equal(np.asarray(image), dependency_pattern(kind, 8, depth, width).numpy())
     assert png(draw_dependency_grid(n=8, layers=(1,))) == png(draw_dependency_grid(n=8, layers=(1,)))
+
+
+def test_time_and_memory_can_draw_a_few_layers_without_bands(style):
+    # The lesson draws Table 1's rows without bands; the lab notebook every layer with them.
+    kinds = ("self_attention", "torch_rnn", "convolution", "restricted")
+    fig = plot_time_and_memory(values(), kinds=kinds, bands=False)
+    time_ax, memory_ax = fig.axes
+    assert len(fig.legends[0].get_texts()) == len(kinds) and not time_ax.collections
+    assert len(memory_ax.lines) == len(kinds)
+    with pytest.raises(ValueError, match="kinds:"):
+        plot_time_and_memory(values(), kinds=("lstm",))
+
+
+def test_the_grid_uses_the_chapters_one_kernel_width():
+    assert dict(GRID_STACKS)["convolution"] == dict(GRID_STACKS)["dilated"] == 3

@@ -3,8 +3,10 @@
     plot_time_and_memory(values)     per layer type against n, log-log: CPU time per forward pass
                                      (median over rounds, a band from the first to the third
                                      quartile, Table 1's term dashed) and peak memory
-    draw_dependency_grid(n)          which input positions each output position depends on, for
-                                     stacks of 1, 2, 3 layers of each type (the Jacobian's pattern)
+    draw_dependency_grid(n)          which input positions each output position depends on, after
+                                     1, 2, 3 steps of each type (the Jacobian's pattern): a step is
+                                     a layer of a stack, or for the recurrence one update of its
+                                     one layer, run on all positions at once
 
 ``values`` is the "values" of results/table1/cpu.json (aiayn.experiments.table1). Labels go
 through ``tr``, so the Chinese page gets Chinese labels.
@@ -37,16 +39,22 @@ def _series(values: dict, kind: str, field: str) -> np.ndarray:
     return np.array(series(values, kind, field), dtype=float)
 
 
-def plot_time_and_memory(values: dict, kinds=KINDS):
-    """Two panels against n: CPU time (ms) and peak bytes of live tensors (MiB). Returns the figure."""
+def plot_time_and_memory(values: dict, kinds=KINDS, bands: bool = True):
+    """Two panels against n: CPU time (ms) and peak bytes of live tensors (MiB), for ``kinds``
+    (the lesson draws Table 1's four rows, the lab notebook all seven); ``bands``: the middle
+    half of the rounds around each median. Returns the figure."""
+    unknown = [kind for kind in kinds if kind not in KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"kinds: one or more of {', '.join(KINDS)}, got {list(kinds)!r}")
     d, k, r, heads = values["d"], values["k"], values["r"], values["heads"]
     ns = lengths(values)
     labels = layer_labels(k, r, heads)
     fig, (time_ax, memory_ax) = plt.subplots(1, 2, figsize=(11, 4.6), layout="constrained")
     for kind in kinds:
         median = _series(values, kind, "cpu_median_s") * 1e3
-        time_ax.fill_between(ns, _series(values, kind, "cpu_q1_s") * 1e3, _series(values, kind, "cpu_q3_s") * 1e3,
-                             color=COLORS[kind], alpha=0.25, lw=0)
+        if bands:
+            time_ax.fill_between(ns, _series(values, kind, "cpu_q1_s") * 1e3, _series(values, kind, "cpu_q3_s") * 1e3,
+                                 color=COLORS[kind], alpha=0.25, lw=0)
         time_ax.plot(ns, median, "o-", color=COLORS[kind], markersize=3, label=labels[kind])
         # Table 1's term, scaled to pass through the measurement at the largest n
         law = np.array([table1_term(kind, n, d, k, r) for n in ns], dtype=float)
@@ -56,18 +64,21 @@ def plot_time_and_memory(values: dict, kinds=KINDS):
     time_ax.text(d * 1.08, 0.02, "n = d", color="gray", transform=time_ax.get_xaxis_transform())
     time_ax.set_ylabel(tr("CPU time per forward pass (ms)", "每次前向的 CPU 时间（毫秒）"))
     time_ax.set_title(tr("time; band: middle half of the rounds; dashed: Table 1",
-                         "时间；色带：中间一半的轮次；虚线：表 1"))
+                         "时间；色带：中间一半的轮次；虚线：表 1") if bands else
+                      tr("time (median of the rounds); dashed: Table 1", "时间（各轮中位数）；虚线：表 1"))
     memory_ax.set_ylabel(tr("peak memory of live tensors (MiB)", "存活张量的峰值内存（MiB）"))
     memory_ax.set_title(tr("memory", "内存"))
     for ax in (time_ax, memory_ax):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel(tr("sequence length n", "序列长度 n"))
-    fig.legend(*time_ax.get_legend_handles_labels(), loc="outside lower center", ncol=4, fontsize=9)
+    fig.legend(*time_ax.get_legend_handles_labels(), loc="outside lower center", ncol=min(4, len(kinds)), fontsize=9)
     return fig
 
 
-GRID_STACKS = (("convolution", 3), ("dilated", 2), ("restricted", 5), ("recurrent", None),
+# One kernel width throughout the chapter, k = 3 (its timings and path lengths use it too); the
+# restricted window r = 5, not the timings' 33, so that 16 positions show its band.
+GRID_STACKS = (("convolution", 3), ("dilated", 3), ("restricted", 5), ("recurrent", None),
                ("self_attention", None))
 
 
@@ -76,7 +87,7 @@ def draw_dependency_grid(n: int = 16, layers=(1, 2, 3)):
     titles = {"convolution": tr("convolution, k = {w}", "卷积，k = {w}"),
               "dilated": tr("dilated, k = {w}", "空洞卷积，k = {w}"),
               "restricted": tr("restricted, r = {w}", "受限，r = {w}"),
-              "recurrent": tr("recurrent (sweeps)", "循环（扫描遍数）"),
+              "recurrent": tr("recurrent (steps)", "循环（步数）"),
               "self_attention": tr("self-attention", "自注意力")}
     fig, axes = plt.subplots(len(layers), len(GRID_STACKS), figsize=(11, 2.2 * len(layers)),
                              layout="constrained", squeeze=False)
@@ -89,7 +100,7 @@ def draw_dependency_grid(n: int = 16, layers=(1, 2, 3)):
             if row == 0:
                 ax.set_title(titles[kind].format(w=width), fontsize=10)
             if col == 0:
-                ax.set_ylabel(tr(f"{depth} layer{'s' * (depth > 1)}", f"{depth} 层"))
+                ax.set_ylabel(tr(f"{depth} step{'s' * (depth > 1)}", f"{depth} 步"))
     fig.supxlabel(tr("input position j", "输入位置 j"))
     fig.supylabel(tr("output position i (dark: depends on j)", "输出位置 i（深色：依赖于 j）"))
     return fig

@@ -1,8 +1,10 @@
 """The miniature Table 3 (chapter model_variations): results files in, table, verdicts and plot out.
 
     summaries = summarize(load_results())            # one Summary per variant that has runs
-    print(table(summaries))                          # every variant, ours beside the paper's
-    print(verdict_table(summaries))                  # differences from the base, intervals, verdicts
+    show.table(*table_rows(summaries))               # every variant, ours beside the paper's
+    show.table(*verdict_rows(summaries))             # differences from the base, intervals, verdicts
+    show.table(*provenance_rows(summaries))          # processor, commits, CPU time per variant
+    plot_variations(summaries, axes)                 # the figure of the lesson
 
 Every number comes from the committed files that ``python -m aiayn.experiments.table3`` wrote
 (results/table3/<variant>_seed<k>.json); nothing here trains. A variant without files is
@@ -15,19 +17,20 @@ if the seeds ever differ). Holm's correction runs over each metric's family: eve
 BLEU, and every judged row's perplexity. Where the paper saw no difference, an equivalence test
 (TOST) with the margins of ``MARGINS`` may say "no difference"; otherwise a difference that
 passes no test is "inconclusive". A spread needs seeds: no verdict with fewer than
-``MIN_SEEDS`` on either side.
+``MIN_SEEDS`` on either side. Noise is measured on one processor: a variant whose runs ran on
+another processor than the base's is refused (``compare``).
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import stats
-from ..experiments.record import read_results
+from ..experiments.record import processor_name, read_results
+from ..show import markdown_table
 from ..experiments.table3 import BY_NAME, RESULTS_DIR, VARIANTS, Variant
 
 MIN_SEEDS = 3           # fewer seeds on either side: "pending", never a verdict
@@ -126,7 +129,12 @@ def summarize(records: list[dict]) -> list[Summary]:
 
 def compare(summary: Summary, base: Summary, metric: str) -> stats.Comparison:
     """Variant minus base for "bleu" or "log_ppl": paired over seeds when both ran the same
-    seeds (seed k shares the batch order), else Welch's t with Hsu's conservative df."""
+    seeds (seed k shares the batch order), else Welch's t with Hsu's conservative df. Noise is
+    measured on one processor: runs of another (its float32 kernels sum in another order, and
+    the machine would be confounded with the variant) raise ValueError."""
+    if processors(summary) != processors(base):
+        raise ValueError(f"summary: {summary.name} ran on {', '.join(processors(summary))}, the base on "
+                         f"{', '.join(processors(base))}; compare runs of one processor")
     a, b = getattr(summary, metric).values, getattr(base, metric).values
     if summary.seeds == base.seeds:
         return stats.paired(a, b)
@@ -181,7 +189,7 @@ def verdicts(summaries: list[Summary], metric: str) -> dict[str, stats.Verdict]:
 def pending(n: int, n_base: int, lang: str = "en") -> str:
     """The verdict column of a variant that lacks seeds (its own, or the base's)."""
     if lang == "zh":
-        return f"待定（{n} 个种子" + (f"，基线 {n_base} 个）" if n >= MIN_SEEDS else "）")
+        return f"待定（{n} 个种子" + (f"，基础模型 {n_base} 个）" if n >= MIN_SEEDS else "）")
     return f"pending ({n} seed{'s' * (n != 1)}" + (f", base {n_base})" if n >= MIN_SEEDS else ")")
 
 
@@ -193,14 +201,9 @@ def _by_name(summaries: list[Summary]) -> dict[str, Summary]:
     return {s.name: s for s in summaries}
 
 
-def _width(text: str) -> int:
-    """Columns a monospaced terminal gives ``text``: CJK characters take two."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def _cell(text: str, width: int, right: bool = False) -> str:
-    fill = " " * max(0, width - _width(text))
-    return fill + text if right else text + fill
+def processors(summary: Summary) -> tuple:
+    """The processors a variant's runs ran on, as prose names them ("AMD EPYC")."""
+    return tuple(sorted({processor_name({"machine": m}) for m in summary.machines}))
 
 
 def _mean_sd(stat: Stat, digits: int = 2) -> str:
@@ -209,36 +212,40 @@ def _mean_sd(stat: Stat, digits: int = 2) -> str:
     return f"{stat.mean:.{digits}f}{sd}"
 
 
-HEADERS_ZH = {"row": "行", "variant": "变体", "ours: change": "本书：改动", "params": "参数",
-              "PPL (val)": "困惑度（验证）", "BLEU (val)": "BLEU（验证）", "paper: change": "论文：改动",
-              "PPL": "困惑度", "ΔBLEU ours [95% CI]": "本书 ΔBLEU [95% 区间]", "paper": "论文",
-              "verdict (BLEU)": "结论（BLEU）", "p Holm": "Holm p", "PPL ratio ours [95% CI]": "困惑度之比 [95% 区间]",
-              "verdict (PPL)": "结论（困惑度）"}
+HEADERS_ZH = {"row": "行", "variant": "变体", "change": "改动", "params": "参数", "seeds": "种子数",
+              "PPL (val)": "困惑度（验证集）", "BLEU (val)": "BLEU（验证集）", "paper: change": "论文：改动",
+              "paper: PPL": "论文：困惑度", "paper: BLEU": "论文：BLEU", "paper: params": "论文：参数",
+              "ΔBLEU [95% CI]": "ΔBLEU [95% 区间]", "p (Holm)": "p（Holm）", "paper: ΔBLEU": "论文：ΔBLEU",
+              "verdict (BLEU)": "结论（BLEU）", "PPL ratio [95% CI]": "困惑度之比 [95% 区间]",
+              "paper: ratio": "论文：比值", "verdict (PPL)": "结论（困惑度）", "processor": "处理器",
+              "commits": "提交", "CPU s per run": "每次运行的 CPU 秒数", "CPU / wall": "CPU / 墙钟"}
 
 
-def _row(cells: list[tuple[str, int, bool]], lang: str, header: bool = False) -> str:
-    return " ".join(_cell(HEADERS_ZH.get(t, t) if header and lang == "zh" else t, w, r)
-                    for t, w, r in cells).rstrip()
+def headers(names, lang: str = "en") -> list[str]:
+    """Column titles in the page's language."""
+    return [HEADERS_ZH.get(n, n) if lang == "zh" else n for n in names]
 
 
-def table(summaries: list[Summary], lang: str = "en") -> str:
-    """Every variant of ``table3.VARIANTS``: ours (mean ± sd over n seeds) beside the paper's
-    line. Perplexity per subword and BLEU on the validation set; "—" where no run exists yet."""
+def table_rows(summaries: list[Summary], lang: str = "en") -> tuple[list, list]:
+    """(headers, rows): every variant of ``table3.VARIANTS``, ours (mean ± sd over the seeds)
+    beside the paper's line; perplexity per subword and BLEU on the validation set; "—" where no
+    run exists yet."""
     have = _by_name(summaries)
-    widths = [(4, False), (13, False), (20, False), (6, True), (2, True), (14, True), (14, True),
-              (1, False), (26, False), (6, True), (5, True), (6, True)]
-    names = ["row", "variant", "ours: change", "params", "n", "PPL (val)", "BLEU (val)", "|",
-             "paper: change", "PPL", "BLEU", "params"]
-    head = _row([(t, w, r) for t, (w, r) in zip(names, widths)], lang, header=True)
-    lines = [head, "-" * _width(head)]
+    rows = []
     for v in VARIANTS:
         s, paper = have.get(v.name), v.paper
         ours = (["—", "0", "—", "—"] if s is None else
                 [f"{s.parameters / 1e6:.2f}M", str(s.bleu.n), _mean_sd(s.ppl), _mean_sd(s.bleu)])
-        texts = [v.row, v.name, change_label(v), *ours, "|", v.paper_label, f"{paper[0]:.2f}",
-                 f"{paper[1]:.1f}", f"{paper[2]}M" if paper[2] else "—"]
-        lines.append(_row([(t, w, r) for t, (w, r) in zip(texts, widths)], lang))
-    return "\n".join(lines)
+        rows.append([v.row, v.name, change_label(v), *ours, v.paper_label, f"{paper[0]:.2f}", f"{paper[1]:.1f}",
+                     f"{paper[2]}M" if paper[2] else "—"])
+    names = ["row", "variant", "change", "params", "seeds", "PPL (val)", "BLEU (val)", "paper: change",
+             "paper: PPL", "paper: BLEU", "paper: params"]
+    return headers(names, lang), rows
+
+
+def table(summaries: list[Summary], lang: str = "en") -> str:
+    """``table_rows`` as a Markdown table (``aiayn.show.table`` renders it)."""
+    return markdown_table(*table_rows(summaries, lang), align="llllrrrlrrr")
 
 
 def _interval(c: stats.Comparison, form, digits: int, signed: bool) -> str:
@@ -247,19 +254,14 @@ def _interval(c: stats.Comparison, form, digits: int, signed: bool) -> str:
     return f"{form(c.difference):{sign}.{digits}f} [{low:{sign}.{digits}f}, {high:{sign}.{digits}f}]"
 
 
-def verdict_table(summaries: list[Summary], lang: str = "en") -> str:
-    """Each variant's difference from the base with its 95 % interval, ours and the paper's, the
-    Holm-adjusted p over the metric's family and the verdicts: BLEU in points, perplexity as a
-    ratio to the base's; "—" and "pending" without a verdict."""
+def verdict_rows(summaries: list[Summary], lang: str = "en") -> tuple[list, list]:
+    """(headers, rows): each variant's difference from the base with its 95 % interval, the
+    Holm-adjusted p over the metric's family, the paper's difference and the verdict; BLEU in
+    points, perplexity as a ratio to the base's; "—" and "pending" without a verdict."""
     have = _by_name(summaries)
     base = have.get("base")
     found = {m: family(summaries, m) for m in ("bleu", "log_ppl")}
-    widths = [(13, False), (2, True), (22, True), (6, True), (5, True), (30, False), (22, True), (6, True),
-              (6, True), (0, False)]
-    names = ["variant", "n", "ΔBLEU ours [95% CI]", "p Holm", "paper", "verdict (BLEU)", "PPL ratio ours [95% CI]",
-             "p Holm", "paper", "verdict (PPL)"]
-    head = _row([(t, w, r) for t, (w, r) in zip(names, widths)], lang, header=True)
-    lines = [head, "-" * (_width(head) + 4)]
+    rows = []
     for v in VARIANTS[1:]:
         s = have.get(v.name)
         n = s.bleu.n if s else 0
@@ -272,8 +274,28 @@ def verdict_table(summaries: list[Summary], lang: str = "en") -> str:
         else:
             wait = pending(n, base.bleu.n if base else 0, lang)
             cells = ["—", "—", f"{paper_bleu:+.1f}", wait, "—", "—", f"{math.exp(paper_ppl):.3f}", wait]
-        lines.append(_row([(t, w, r) for t, (w, r) in zip([v.name, str(n), *cells], widths)], lang))
-    return "\n".join(lines)
+        rows.append([v.name, str(n), *cells])
+    names = ["variant", "seeds", "ΔBLEU [95% CI]", "p (Holm)", "paper: ΔBLEU", "verdict (BLEU)",
+             "PPL ratio [95% CI]", "p (Holm)", "paper: ratio", "verdict (PPL)"]
+    return headers(names, lang), rows
+
+
+def verdict_table(summaries: list[Summary], lang: str = "en") -> str:
+    """``verdict_rows`` as a Markdown table (``aiayn.show.table`` renders it)."""
+    return markdown_table(*verdict_rows(summaries, lang), align="lrrrrlrrrl")
+
+
+def provenance_rows(summaries: list[Summary], lang: str = "en") -> tuple[list, list]:
+    """(headers, rows): per variant the processor its runs ran on (every verdict compares runs of
+    one processor: ``compare`` refuses others), the commits, the CPU seconds per run and the
+    range of CPU time / wall time over its seeds (below 1: the process waited for a core, on a
+    shared machine, and contention slows the CPU time too)."""
+    rows = []
+    for s in summaries:
+        ratios = [c / w for c, w in zip(s.cpu_seconds.values, s.seconds.values)]
+        rows.append([s.name, ", ".join(processors(s)), ", ".join(s.commits), f"{s.cpu_seconds.mean:.0f}",
+                     f"{min(ratios):.2f} – {max(ratios):.2f}"])
+    return headers(["variant", "processor", "commits", "CPU s per run", "CPU / wall"], lang), rows
 
 
 def plot_variations(summaries: list[Summary], axes, tr=lambda en, zh: en) -> None:
@@ -293,7 +315,7 @@ def plot_variations(summaries: list[Summary], axes, tr=lambda en, zh: en) -> Non
     left.axvline(base.bleu.mean, color="0.5", ls="--", lw=1)
     if base.bleu.n > 1:
         left.axvspan(base.bleu.mean - base.bleu.half_interval, base.bleu.mean + base.bleu.half_interval, color="0.88",
-                     label=tr("base: mean, 95% interval", "基线：均值与 95% 区间"))
+                     label=tr("base: mean, 95% interval", "基础模型：均值与 95% 区间"))
     for yi, s in zip(y, summaries):
         left.plot(s.bleu.values, [yi] * s.bleu.n, "o", ms=3, color="0.35", alpha=0.7)
         left.errorbar(s.bleu.mean, yi, xerr=s.bleu.half_interval if s.bleu.n > 1 else None, fmt="s", ms=5,
@@ -302,8 +324,8 @@ def plot_variations(summaries: list[Summary], axes, tr=lambda en, zh: en) -> Non
     left.set_yticks(y, labels=[f"{s.name} ({s.bleu.n})" for s in summaries])
     left.set_title(tr("ours: seeds (dots), mean", "本书：各种子（点）与均值"), fontsize=10)
     rest = [(yi, s) for yi, s in zip(y, summaries) if s is not base]
-    panels = ((axes[1], "bleu", float, 0.0, tr("BLEU minus the base's", "BLEU 减去基线")),
-              (axes[2], "log_ppl", math.exp, 1.0, tr("perplexity / the base's", "困惑度 / 基线")))
+    panels = ((axes[1], "bleu", float, 0.0, tr("BLEU minus the base's", "BLEU 减去基础模型的 BLEU")),
+              (axes[2], "log_ppl", math.exp, 1.0, tr("perplexity / the base's", "困惑度 / 基础模型的困惑度")))
     for ax, metric, form, none, label in panels:
         found = verdicts(summaries, metric)
         ax.axvline(none, color="0.5", lw=1)
@@ -323,8 +345,8 @@ def plot_variations(summaries: list[Summary], axes, tr=lambda en, zh: en) -> Non
         ax.set_yticks(y)
         ax.tick_params(labelleft=False)
 
-    axes[1].set_title(tr("difference from the base", "与基线之差"), fontsize=10)
-    axes[2].set_title(tr("ratio to the base", "与基线之比"), fontsize=10)
+    axes[1].set_title(tr("difference from the base", "与基础模型之差"), fontsize=10)
+    axes[2].set_title(tr("ratio to the base", "与基础模型之比"), fontsize=10)
     right = axes[1]
     right.plot([], [], "s", color="C0", label=tr("ours, 95% interval: a verdict", "本书，95% 区间：有结论"))
     right.plot([], [], "s", color="C0", mfc="white", label=tr("ours: inconclusive", "本书：无定论"))
