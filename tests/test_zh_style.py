@@ -21,15 +21,32 @@ this test fails on:
   math, ``$2\\%$``: write ``5%``;
 - **a paper quote without its gloss**: a blockquote with no Han character (the paper's English)
   must be followed, as the next block, by a paragraph starting ``大意：`` (in the next markdown
-  cell when the quote ends its cell).
+  cell when the quote ends its cell);
+- **a gloss in the first person**: a ``大意：`` paragraph speaks of the paper as 作者/论文, never
+  我们 (the authors are not the book);
+- **a hard line break inside a Chinese paragraph** (issue 55): a newline between two CJK
+  characters, or next to full-width punctuation, renders as a stray space in Chromium; one
+  paragraph is one line (a newline between a Chinese character and a Latin word or a formula
+  reads as the space that belongs there, and is left alone);
+- **a single attribution dash**: ``— §3.2`` where the book writes ``—— §3.2``;
+- **punctuation inside a bold run-in head**: ``**批次大小。**`` where the book writes
+  ``**批次大小**。``; the opening lines (``**目标：**``, ``**阅读时间：**``, ``**前置：**``) are the
+  exception;
+- **a thousands separator that is a space**: ``10 000`` where the book writes ``10,000``;
+- **百万 for a large number**: ``两百万``, ``{x} 百万`` where the book counts in 万 (``209 万``).
 
 Fenced code, inline code, math, roles, HTML and link targets are not prose; the parse is MyST's
 own (markdown-it with the book's extensions), and the bodies of directives that hold markdown
 (dropdowns, tabs, admonitions) are parsed too.
 
+A variant that starts or ends with a Latin letter matches a whole word only (``LayerNorm`` not
+inside ``nn.LayerNorm``). What a Chinese page prints (its outputs, and the ``tr()`` strings of its
+code) is held by tests/test_zh_outputs.py.
+
 Run one page: ``pytest tests/test_zh_style.py -k positional_encoding``. Count every rule and
-variant over the Chinese pages: ``python tests/test_zh_style.py --counts [--root DIR]`` (DIR: a
-checkout or an export of an older commit; terminology.csv is always this checkout's).
+variant over the Chinese pages, with the printed lines, the ``tr()`` strings and the calques:
+``python tests/test_zh_style.py --counts [--root DIR]`` (DIR: a checkout or an export of an older
+commit; terminology.csv is always this checkout's).
 """
 
 import csv
@@ -51,6 +68,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MD = create_md_parser(MdParserConfig(enable_extensions={"colon_fence", "dollarmath", "amsmath"}), RendererHTML)
 HAN = r"\u3400-\u4dbf\u4e00-\u9fff"
 CJK_PUNCT = r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u2018-\u201d\u2014\u2026"
+FULL_WIDTH = r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"  # CJK punctuation, not “” —
 SPACE = " \u00a0"
 CODE = "\ue000"  # stands in for code and math: not prose, not Han
 ROLE = "\ue001"  # stands in for a role, which may paste a number ({glue:text}`bleu` %)
@@ -62,7 +80,15 @@ NAME = rf"(?<![A-Za-z])(?!(?:{'|'.join(NOT_NAMES)})\b)[A-Z][a-z]+(?:-[A-Z][a-z]+
 NOT_PROSE = {"code-cell", "code-block", "code", "sourcecode", "literalinclude", "math", "csv-table",
              "raw", "eval-rst", "include", "toctree", "tableofcontents", "bibliography", "mermaid",
              "graphviz", "image", "glue", "glue:any", "glue:text", "glue:figure", "glue:math"}
-RULES = ("variant", "ascii quotes", "bold spacing", "bold not rendered", "italics", "percent", "gloss")
+RULES = ("variant", "ascii quotes", "bold spacing", "bold not rendered", "italics", "percent", "gloss",
+         "gloss voice", "line break", "attribution", "bold punctuation", "thousands", "large number")
+OPENING_LINES = ("目标：", "阅读时间：", "前置：")  # `- **目标：** …`: the bold keeps its colon
+# A hard line break: both sides CJK, or full-width punctuation on either side.
+LINE_BREAK = re.compile(f"[{HAN}{CJK_PUNCT}]\n[{HAN}{CJK_PUNCT}]|[{FULL_WIDTH}]\n|\n[{FULL_WIDTH}]")
+ATTRIBUTION = re.compile(r"(?<!—)—[ \u00a0]*§")
+THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d.,])")
+LARGE_NUMBER = re.compile("两?百万(?!计)")  # 数以百万计 ("millions of") is an idiom, not a count
+BOLD_END = re.compile(f"(?:[。，、；：？！]|(?<=[{HAN}])[.,:;!?])$")
 
 
 class Finding(NamedTuple):
@@ -81,7 +107,8 @@ class Variant(NamedTuple):
 
 
 def phrase_pattern(phrase: str, titles=()) -> str:
-    out = []
+    """A regular expression for a phrase of terminology.csv; Latin ends match whole words."""
+    out = [r"(?<![A-Za-z0-9_.])"] if re.match("[A-Za-z]", phrase) else []
     for piece in re.split(r"(<Name>|<chapter title>| )", phrase):
         if piece == "<Name>":
             out.append(NAME)
@@ -91,6 +118,8 @@ def phrase_pattern(phrase: str, titles=()) -> str:
             out.append(f"[{SPACE}]?")
         else:
             out.append(re.escape(piece))
+    if re.search("[A-Za-z]$", phrase):
+        out.append(r"(?![A-Za-z0-9_])")
     return "".join(out)
 
 
@@ -181,10 +210,15 @@ def inline_findings(children, variants, quoted: bool) -> list[tuple[int, Finding
         found.append((text.count("\n", 0, pos), Finding(rule, 0, snippet, hint, key)))
 
     if not quoted:
-        for v in variants:
-            for m in v.pattern.finditer(text):
-                if not any(x.start() <= m.start() and m.end() <= x.end() for e in v.exceptions for x in e.finditer(text)):
-                    at(m.start(), "variant", m.group(), f"write {v.preferred}", v.phrase)
+        for rule, pos, snippet, hint, key in text_findings(text, variants):
+            at(pos, rule, snippet, hint, key)
+        if text.startswith("大意：") and "我们" in text:
+            k = text.index("我们")
+            at(k, "gloss voice", text[max(0, k - 8):k + 6], "the gloss speaks of the paper: 作者、论文, not 我们")
+    for m in LINE_BREAK.finditer(text):
+        at(m.start() + 1, "line break", m.group().replace("\n", "⏎"), "one paragraph, one line: join the lines")
+    for m in ATTRIBUTION.finditer(text):
+        at(m.start(), "attribution", m.group(), "attribute a quote with —— §")
     quotes = [m.start() for m in re.finditer('"', text)]
     for a, b in zip(quotes[::2], quotes[1::2]):
         if re.search(f"[{HAN}]", text[a:b]):
@@ -207,12 +241,33 @@ def inline_findings(children, variants, quoted: bool) -> list[tuple[int, Finding
         if c.type == "strong_close" and before is not None and after is not None and before.type == "text" \
                 and re.search(f"[{HAN}]$", before.content) and re.match(f"[{SPACE}]+[{HAN}{CJK_PUNCT}]", after.content):
             at(pos, "bold spacing", before.content[-3:] + "**" + after.content[:3], "no space after ** next to Chinese")
+        if c.type == "strong_close":
+            start = max(j for j in range(i) if children[j].type == "strong_open" and children[j].level == c.level)
+            inner = prose(children[start + 1:i])
+            if BOLD_END.search(inner) and inner not in OPENING_LINES:
+                shown = inner if len(inner) <= 12 else "…" + inner[-11:]
+                at(pos, "bold punctuation", f"**{shown}**", f"the punctuation after the bold: **{shown[:-1]}**{shown[-1]}")
         if c.type == "em_open":
             inner = prose(children[i + 1:i + 1 + next(j for j, d in enumerate(children[i + 1:]) if d.type == "em_close")])
             if re.search(f"[{HAN}]", inner):
                 at(pos, "italics", f"*{inner}*", "no italics on Chinese: bold, “”, or plain")
         pos += len(prose([c]))
     return found
+
+
+def text_findings(text: str, variants) -> list[tuple[str, int, str, str, str]]:
+    """(rule, position, snippet, hint, key) of the faults that any Chinese text can have, prose or
+    a printed line: a variant of terminology.csv, a space as a thousands separator, 百万."""
+    found = []
+    for v in variants:
+        for m in v.pattern.finditer(text):
+            if not any(x.start() <= m.start() and m.end() <= x.end() for e in v.exceptions for x in e.finditer(text)):
+                found.append(("variant", m.start(), m.group(), f"write {v.preferred}", v.phrase))
+    for m in THOUSANDS.finditer(text):
+        found.append(("thousands", m.start(), m.group(), "thousands with a comma: 10,000"))
+    for m in LARGE_NUMBER.finditer(text):
+        found.append(("large number", m.start(), text[max(0, m.start() - 6):m.end() + 2], "count in 万: 200 万, not 两百万"))
+    return [f if len(f) == 5 else (*f, "") for f in found]
 
 
 def gloss_missing(tokens, i) -> bool | None:
@@ -326,6 +381,36 @@ def rules_of(markdown: str) -> list[tuple[str, str]]:
     ("::::{tab-set}\n:::{tab-item} NumPy\n> Attention.\n:::\n::::\n\n大意：注意力。", [("gloss", "Attention.")]),
     (":::{dropdown} 深入 **粗体** 中\n:open:\n> Attention.\n\n正文 5 %\n:::", [
         ("bold spacing", "深入 **粗体"), ("bold spacing", "粗体** 中"), ("gloss", "Attention."), ("percent", "5 %")]),
+    # the gloss speaks of the paper, not as its authors
+    ("> We propose.\n\n大意：我们提出一种新架构。", [("gloss voice", "大意：我们提出一种")]),
+    ("> We propose.\n\n大意：作者提出一种新架构，我们这里照做。\n\n我们照做。", [("gloss voice", "提出一种新架构，我们这里照做")]),
+    # a hard line break: between two CJK characters or next to full-width punctuation; not
+    # between Chinese and a Latin word or a formula, nor inside the paper's English
+    ("第一行\n第二行。甲，\n乙", [("line break", "行⏎第"), ("line break", "，⏎乙")]),
+    ("论文 *Need*\n（Vaswani 等人）", [("line break", "⏎（")]),
+    ("共 $n$ 个\n$n(n+1)/2$ 次，用 PyTorch\n写成", []),
+    ("- 第一项，\n  接着写", [("line break", "，⏎接")]),
+    ("> We used beam search.\n> —— §6.1\n\n大意：用束搜索。", []),
+    # the attribution dash
+    ("> Attention.\n> — §3.2\n\n大意：注意力。", [("attribution", "— §")]),
+    ("> Attention. —§3.2\n\n大意：注意力。——§3.2 与 —— §3.2", [("attribution", "—§")]),
+    # punctuation after a bold run-in head; the opening lines keep theirs
+    ("**批次大小。** 用 8 个句子。\n\n**批次大小**。用 8 个句子。", [("bold punctuation", "**批次大小。**")]),
+    ("1. **修正：** 让它为零。\n2. **修正**：让它为零。\n3. **带缓存的解码**（自动评分）。", [("bold punctuation", "**修正：**")]),
+    ("- **目标：** 学会。\n- **阅读时间：** 约 5 分钟\n- **前置：** 无", []),
+    ("**一个解码器层，一次一个位置。** 自注意力", [("bold punctuation", "**…码器层，一次一个位置。**")]),
+    ("这是 **float64** 与 **NumPy.** 的比较", []),
+    # numbers: a comma for thousands, 万 for large counts
+    ("底数 10 000、10,000、第 1 000 000 步；形状 (2, 512) 与 2 048", [("thousands", "10 000"), ("thousands", "1 000 000"),
+                                                                  ("thousands", "2 048")]),
+    ("约两百万个参数、约 3 百万个，而不是 209 万；数以百万计的句子", [("large number", "约两百万个参"),
+                                                     ("large number", "数、约 3 百万个，")]),
+    # the new terms
+    ("编码器的堆栈把遮住的键留下；用 autograd 核对，即自动求导（autograd）", [("variant", "堆栈"), ("variant", "遮住"),
+                                                             ("variant", "autograd")]),
+    ("表 3 的 base 行、基础模型大小的模型与基线；写一个左分支基线；学习的位置编码与可学习的位置编码", [
+        ("variant", "base 行"), ("variant", "基础模型大小的"), ("variant", "基线"), ("variant", "学习的位置编码")]),
+    ("LayerNorm 与 `nn.LayerNorm`、nn.LayerNorm 和 MyLayerNorm", [("variant", "LayerNorm")]),
 ])
 def test_rule_examples(markdown, expected):
     assert sorted(rules_of(markdown)) == sorted(expected)
@@ -340,7 +425,7 @@ def test_a_gloss_may_open_the_next_markdown_cell_and_the_lines_are_the_cells(tmp
 
     assert page(("markdown", "# 题\n\n> Quote."), ("markdown", "大意：引文。")) == []
     assert page(("markdown", "> Quote."), ("code", "x = 1"), ("markdown", "大意：引文。")) == [("c0", "gloss", 1)]
-    assert sorted(page(("markdown", "正文。\n\n第二段，\n束大小 5 %。"))) == [("c0", "percent", 4), ("c0", "variant", 4)]
+    assert sorted(page(("markdown", "正文。\n\n第二段，有 `x`\n束大小 5 %。"))) == [("c0", "percent", 4), ("c0", "variant", 4)]
 
 
 def test_every_avoid_entry_of_the_terminology_parses():
@@ -362,16 +447,75 @@ def counts(root: Path) -> Counter:
     return total
 
 
-if __name__ == "__main__":
-    if "--counts" not in sys.argv:
-        sys.exit("usage: python tests/test_zh_style.py --counts [--root DIR]")
-    root = Path(sys.argv[sys.argv.index("--root") + 1]) if "--root" in sys.argv else ROOT
-    if not (root / "_toc.zh.yml").is_file():
-        print(f"--root {root}: no _toc.zh.yml there; give a checkout of the book", file=sys.stderr)
-        sys.exit(2)
+# Calques the review of the Chinese edition counted (issue 55): not faults a test can decide, but
+# numbers to watch. 它 is counted per 1,000 Han characters of prose (d2l-zh: 1.8).
+CALQUES = {"它/它们 (not 其它)": "(?<!其)它", "「，而不是」 tail": "，而不是", "换来 / 不白来": "换来|不白来",
+           "落在": "落在", "一份": "一份", "那一章": "那一章"}
+
+
+def measures(path: Path) -> Counter:
+    """What the rules do not count on one page: every newline inside a Chinese paragraph (the
+    rule flags those between CJK characters), the forms that are right (—— §, punctuation after
+    the bold), the calques, and the Han characters of the prose (outside quotes)."""
+    out = Counter()
+    for _, source in markdown_cells(path):
+        for tokens, _, _ in blocks(source or ""):
+            depth = 0
+            for t in tokens:
+                depth += {"blockquote_open": 1, "blockquote_close": -1}.get(t.type, 0)
+                if t.type != "inline":
+                    continue
+                text = prose(t.children or [])
+                out["—— § (right)"] += len(re.findall("——[ \u00a0]*§", text))
+                kids = t.children or []
+                out["punctuation after the bold (right)"] += sum(
+                    1 for a, b in zip(kids, kids[1:]) if a.type == "strong_close" and b.type == "text"
+                    and re.match("[。，、；：？！]", b.content))
+                if depth or not re.search(f"[{HAN}]", text):
+                    continue
+                out["newlines in Chinese paragraphs"] += text.count("\n")
+                out["Han characters"] += len(re.findall(f"[{HAN}]", text))
+                for name, pattern in CALQUES.items():
+                    out[name] += len(re.findall(pattern, text))
+    return out
+
+
+def print_counts(root: Path) -> None:
+    """Every rule and variant, the printed lines and tr() strings (tests/test_zh_outputs.py), the
+    right forms, the calques, over the Chinese pages under ``root``."""
+    import test_zh_outputs  # noqa: PLC0415 (imports this module: not at the top)
+
     c = counts(root)
     for rule in RULES:
         print(f"{rule:20} {c[rule]}")
         if rule == "variant":  # every variant of terminology.csv, those at 0 too
             for phrase in dict.fromkeys(v.phrase for v in load_variants()):
                 print(f"  {phrase:30} {c['  ' + phrase]}")
+    variants = load_variants(titles=chapter_titles(root) | chapter_titles())
+    printed = [v for v in variants if v in test_zh_outputs.PRINTED_VARIANTS()]
+    print("printed lines and tr() strings of the notebooks (tests/test_zh_outputs.py):")
+    for key, n in sorted(test_zh_outputs.counts(root, printed).items()):
+        print(f"  {key:32} {n}")
+    m = sum((measures(p) for p in zh_pages(root)), Counter())
+    print("the right forms, the calques and the newlines (not rules):")
+    for key in ("—— § (right)", "punctuation after the bold (right)", "newlines in Chinese paragraphs", *CALQUES):
+        print(f"  {key:36} {m[key]}")
+    print(f"  {'它 per 1,000 Han characters':36} {1000 * m['它/它们 (not 其它)'] / max(m['Han characters'], 1):.1f}"
+          f"  ({m['Han characters']:,} Han characters of prose)")
+    if "--by-page" in sys.argv:
+        for path in zh_pages(root):
+            pm, found = measures(path), Counter(f.rule for _, f in page_findings(path, variants))
+            if path.suffix == ".ipynb":
+                found.update(f"{where} {f.rule}" for where, _, f in test_zh_outputs.located_faults(path, printed))
+            print(f"{path.stem}: " + (", ".join(f"{k} {n}" for k, n in sorted(found.items())) or "no fault") + " | " +
+                  ", ".join(f"{k} {pm[k]}" for k in ("newlines in Chinese paragraphs", *CALQUES) if pm[k]))
+
+
+if __name__ == "__main__":
+    if "--counts" not in sys.argv:
+        sys.exit("usage: python tests/test_zh_style.py --counts [--by-page] [--root DIR]")
+    root = Path(sys.argv[sys.argv.index("--root") + 1]) if "--root" in sys.argv else ROOT
+    if not (root / "_toc.zh.yml").is_file():
+        print(f"--root {root}: no _toc.zh.yml there; give a checkout of the book", file=sys.stderr)
+        sys.exit(2)
+    print_counts(root)
