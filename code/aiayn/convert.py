@@ -1,13 +1,16 @@
 """Moving weights between the two implementations.
 
 Both produce the same ``state_dict`` keys and shapes (``aiayn.np.nn.Module`` mirrors
-``torch.nn.Module``'s naming), so conversion is only a change of array type.
+``torch.nn.Module``'s naming), so conversion is only a change of array type. The decoder-only
+model (``aiayn.np.decoder_only``, ``aiayn.pt.decoder_only``) converts to its own twin.
 """
 
 import numpy as np
 import torch
 
+from .np.decoder_only import DecoderOnlyTransformer as NumpyDecoderOnly
 from .np.model import Transformer as NumpyTransformer
+from .pt.decoder_only import DecoderOnlyTransformer as TorchDecoderOnly
 from .pt.model import Transformer as TorchTransformer
 
 
@@ -22,15 +25,17 @@ def torch_state(state: dict, dtype: torch.dtype = torch.float32) -> dict:
 
 
 def numpy_model_from_torch(model: TorchTransformer) -> NumpyTransformer:
-    """A NumPy model with the PyTorch model's config and weights."""
-    result = NumpyTransformer(model.config)
+    """A NumPy model with the PyTorch model's config and weights (and its kind: encoder-decoder
+    or decoder-only)."""
+    result = (NumpyDecoderOnly if isinstance(model, TorchDecoderOnly) else NumpyTransformer)(model.config)
     result.load_state_dict(numpy_state(model.state_dict()))
     return result
 
 
 def torch_model_from_numpy(model: NumpyTransformer, dtype: torch.dtype = torch.float32) -> TorchTransformer:
-    """A PyTorch model (in ``dtype``, eval mode) with the NumPy model's config and weights."""
-    result = TorchTransformer(model.config).to(dtype)
+    """A PyTorch model (in ``dtype``, eval mode) with the NumPy model's config and weights (and
+    its kind)."""
+    result = (TorchDecoderOnly if isinstance(model, NumpyDecoderOnly) else TorchTransformer)(model.config).to(dtype)
     result.load_state_dict(torch_state(model.state_dict(), dtype))
     return result.eval()
 

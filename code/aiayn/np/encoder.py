@@ -3,11 +3,9 @@
 import numpy as np
 
 from .._checks import check_dropout, check_positive, check_rank
-from .attention import MultiHeadAttention
 from .backprop import residual_backward
-from .feedforward import PositionwiseFeedForward
 from .nn import Dropout, Module
-from .normalization import LayerNorm
+from .variants import make_attention, make_feed_forward, make_norm
 
 
 def residual(x, sublayer, norm, dropout, norm_first: bool):
@@ -22,11 +20,13 @@ class EncoderLayer(Module):
     """Self-attention, then the feed-forward network, each wrapped by ``residual``."""
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1,
-                 norm_first: bool = False, d_k: int | None = None, d_v: int | None = None):
-        self.self_attn = MultiHeadAttention(d_model, num_heads, d_k, d_v)
-        self.ffn = PositionwiseFeedForward(d_model, d_ff)
-        self.norm1 = LayerNorm(d_model)
-        self.norm2 = LayerNorm(d_model)
+                 norm_first: bool = False, d_k: int | None = None, d_v: int | None = None, options=None):
+        """``options``: a ``TransformerConfig`` whose choices after the paper (``norm``, ``ffn``,
+        ``num_kv_heads``, rotary positions, ``key_block``) the parts follow; None: the paper's."""
+        self.self_attn = make_attention(options, d_model, num_heads, d_k, d_v)
+        self.ffn = make_feed_forward(options, d_model, d_ff)
+        self.norm1 = make_norm(options, d_model)
+        self.norm2 = make_norm(options, d_model)
         self.dropout = Dropout(dropout)  # one module, called after both sub-layers
         self.norm_first = norm_first
 
@@ -50,12 +50,12 @@ class Encoder(Module):
 
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
                  dropout: float = 0.1, norm_first: bool = False, d_k: int | None = None,
-                 d_v: int | None = None):
+                 d_v: int | None = None, options=None):
         check_positive("num_layers", num_layers)
         check_dropout(dropout)
-        self.layers = [EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first, d_k, d_v)
+        self.layers = [EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first, d_k, d_v, options)
                        for _ in range(num_layers)]
-        self.norm = LayerNorm(d_model) if norm_first else None
+        self.norm = make_norm(options, d_model) if norm_first else None
 
     def forward(self, x: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         check_rank("x", x, 3, "(B, T, d_model)")

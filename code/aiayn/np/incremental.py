@@ -18,14 +18,18 @@ import numpy as np
 from .._checks import check_rank, check_same, shape_of
 from .attention import merge_heads, scaled_dot_product_attention, split_heads
 from .encoder import residual
+from .gqa import GroupedQueryAttention
 
 _PARTS = ("tgt_embed", "pos", "dropout", "decoder", "config")
 
 
 def can_cache(model) -> bool:
     """Whether ``model`` has the parts ``IncrementalDecoder`` reuses (the course's Transformer
-    does; a stand-in that only scripts ``decode`` does not, and is decoded without a cache)."""
-    return all(hasattr(model, name) for name in _PARTS) and hasattr(model.decoder, "layers")
+    does; a stand-in that only scripts ``decode`` does not, and is decoded without a cache).
+    A decoder of ``GroupedQueryAttention`` (shared key/value heads, rotary positions) is not this
+    cache's: ``aiayn.np.variant_cache`` has its own, and the decoding functions go without."""
+    return (all(hasattr(model, name) for name in _PARTS) and hasattr(model.decoder, "layers")
+            and not any(isinstance(module, GroupedQueryAttention) for module in model.decoder.modules()))
 
 
 def positional_rows(pos, start: int, count: int) -> np.ndarray:

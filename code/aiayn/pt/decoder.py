@@ -3,24 +3,23 @@
 from torch import nn
 
 from .._checks import check_dropout, check_positive, check_rank, check_same
-from .attention import MultiHeadAttention
 from .encoder import residual
-from .feedforward import PositionwiseFeedForward
-from .normalization import LayerNorm
+from .variants import make_attention, make_feed_forward, make_norm
 
 
 class DecoderLayer(nn.Module):
     """Masked self-attention, encoder-decoder (cross) attention, then the feed-forward network."""
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1,
-                 norm_first: bool = False, d_k: int | None = None, d_v: int | None = None):
+                 norm_first: bool = False, d_k: int | None = None, d_v: int | None = None, options=None):
+        """``options``: as for ``EncoderLayer``; rotary positions rotate self-attention only."""
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, num_heads, d_k, d_v)
-        self.cross_attn = MultiHeadAttention(d_model, num_heads, d_k, d_v)
-        self.ffn = PositionwiseFeedForward(d_model, d_ff)
-        self.norm1 = LayerNorm(d_model)
-        self.norm2 = LayerNorm(d_model)
-        self.norm3 = LayerNorm(d_model)
+        self.self_attn = make_attention(options, d_model, num_heads, d_k, d_v)
+        self.cross_attn = make_attention(options, d_model, num_heads, d_k, d_v, self_attention=False)
+        self.ffn = make_feed_forward(options, d_model, d_ff)
+        self.norm1 = make_norm(options, d_model)
+        self.norm2 = make_norm(options, d_model)
+        self.norm3 = make_norm(options, d_model)
         self.dropout = nn.Dropout(dropout)  # residual dropout, P_drop (§5.4)
         self.norm_first = norm_first
 
@@ -40,13 +39,13 @@ class Decoder(nn.Module):
 
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int,
                  dropout: float = 0.1, norm_first: bool = False, d_k: int | None = None,
-                 d_v: int | None = None):
+                 d_v: int | None = None, options=None):
         super().__init__()
         check_positive("num_layers", num_layers)
         check_dropout(dropout)
         self.layers = nn.ModuleList(
-            DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first, d_k, d_v) for _ in range(num_layers))
-        self.norm = LayerNorm(d_model) if norm_first else None
+            DecoderLayer(d_model, num_heads, d_ff, dropout, norm_first, d_k, d_v, options) for _ in range(num_layers))
+        self.norm = make_norm(options, d_model) if norm_first else None
 
     def forward(self, x, memory, src_mask=None, tgt_mask=None):
         check_rank("x", x, 3, "(B, T_tgt, d_model)")

@@ -9,6 +9,7 @@ from .decoder import Decoder
 from .embeddings import LearnedPositionalEncoding, SinusoidalPositionalEncoding, TokenEmbedding
 from .encoder import Encoder
 from .masks import padding_mask, target_mask
+from .rotary import RotaryPositions
 
 
 class Transformer(nn.Module):
@@ -21,13 +22,14 @@ class Transformer(nn.Module):
         # §3.4: one matrix for both embeddings (joint vocabulary) ...
         self.tgt_embed = (self.src_embed if c.share_embeddings
                           else TokenEmbedding(c.tgt_vocab_size, c.d_model))
-        positional = SinusoidalPositionalEncoding if c.positional == "sinusoidal" else LearnedPositionalEncoding
+        positional = {"sinusoidal": SinusoidalPositionalEncoding, "learned": LearnedPositionalEncoding,
+                      "rotary": RotaryPositions}[c.positional]  # rotary: attention rotates q and k instead
         self.pos = positional(c.d_model, c.max_len)
         self.dropout = nn.Dropout(c.dropout)  # on embeddings + positions (§5.4)
         self.encoder = Encoder(c.num_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first,
-                               c.d_k, c.d_v)
+                               c.d_k, c.d_v, options=c)
         self.decoder = Decoder(c.num_layers, c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm_first,
-                               c.d_k, c.d_v)
+                               c.d_k, c.d_v, options=c)
         self.out_proj = nn.Linear(c.d_model, c.tgt_vocab_size, bias=False)
         if c.tie_output:  # ... and the same one again as the pre-softmax projection
             self.out_proj.weight = self.tgt_embed.weight
