@@ -18,6 +18,8 @@ page's language (``aiayn.language``); the label is the caller's (pass it through
 
 from __future__ import annotations
 
+import unicodedata
+
 import numpy as np
 
 from aiayn.language import tr
@@ -136,3 +138,21 @@ def table(headers, rows, align: str | None = None) -> None:
     from IPython.display import Markdown, display
 
     display(Markdown(markdown_table(headers, rows, align)))
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a monospaced font (a terminal, a notebook's text output): an
+    East Asian wide or full-width character (Chinese, ``，``, ``：``) takes two, a combining mark
+    none, any other character one. The one measure the course pads text by; a table a page
+    shows is better a rendered one (``table``), which aligns in any font."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a str, got {type(text).__name__}")
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+def pad(text: str, width: int, right: bool = False) -> str:
+    """``text`` filled with spaces to ``width`` columns (``display_width``), on the right (text
+    aligned left) or, with ``right=True``, on the left; text already as wide is returned as is."""
+    fill = " " * max(width - display_width(text), 0)
+    return fill + text if right else text + fill

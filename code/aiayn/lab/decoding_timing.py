@@ -19,8 +19,9 @@ from __future__ import annotations
 import os
 import random
 import time
-import unicodedata
 from typing import Callable, Hashable
+
+from ..show import pad
 
 
 class DirtyTree(ValueError):
@@ -79,8 +80,29 @@ def check_clean_tree(code_changes: list[str], allow_dirty: bool) -> bool:
 
 def _ljust(text: str, width: int) -> str:
     """``text`` padded to ``width`` columns of a terminal, Chinese characters counting two."""
-    columns = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-    return text + " " * max(width - columns, 0)
+    return pad(text, width)
+
+
+def translate_rows(values: dict) -> tuple[list[str], list[list[str]]]:
+    """The chapter's timing table as (headers, rows) for ``aiayn.show.table``, labels in the
+    page's language: CPU seconds of the fastest and slowest round and BLEU, one row per variant.
+    The speed-up goes under it: ``speedup_line``."""
+    from ..language import tr
+
+    headers = ["", tr("CPU s, fastest", "CPU 秒，最快"), tr("slowest", "最慢"), "BLEU"]
+    rows = [[label, f"{min(values[f'{name}_cpu_s']):.1f}", f"{max(values[f'{name}_cpu_s']):.1f}",
+             f"{values[f'{name}_bleu']:.2f}"]
+            for name, label in (("uncached", tr("without cache", "不用缓存")), ("cached", tr("with cache", "使用缓存")))]
+    return headers, rows
+
+
+def speedup_line(values: dict) -> str:
+    """The speed-up of the fastest rounds with the range of the per-round ratios, one line."""
+    from ..language import tr
+
+    low, high = min(values["speedup_cpu_per_round"]), max(values["speedup_cpu_per_round"])
+    return tr(f"speed-up {values['speedup_cpu']:.1f}x (rounds: {low:.1f}x to {high:.1f}x)",
+              f"加速比 {values['speedup_cpu']:.1f}x（各轮：{low:.1f}x 至 {high:.1f}x）")
 
 
 def translate_table(values: dict) -> list[str]:

@@ -12,10 +12,10 @@ one embedding matrix can serve the encoder, the decoder and the output layer (§
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 
 from ..data.specials import BOS_ID, EOS_ID, SPECIAL_TOKENS
+from ..show import display_width as _width, pad as _pad
 
 # "park" and "." are spelled the same in both languages, so the joint vocabulary holds them once.
 WORDS = ("a", "dog", "runs", "in", "the", "park", ".", "ein", "hund", "rennt", "im")
@@ -56,15 +56,6 @@ class WordVocabulary:
         """(source ids, target ids): the target between <s> and </s>, as the data pipeline
         stores it; the decoder reads it without its last token and predicts it without its first."""
         return self.encode(source), [BOS_ID, *self.encode(target), EOS_ID]
-
-
-def _width(text: str) -> int:
-    """Columns ``text`` takes in a monospaced font: a Chinese character takes two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def _pad(text: str, width: int) -> str:
-    return text + " " * (width - _width(text))
 
 
 def columns(rows: dict[str, list]) -> str:
