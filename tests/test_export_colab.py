@@ -1,6 +1,7 @@
 """The Colab copies (tools/export_colab.py, myst_plain.py, myst_inline.py): every chapter in
 both languages exports to a notebook with no MyST left in its markdown and with the chapter's
-own code cells, same sources in the same order, the Colab set-up cell first; and each rule of
+own code cells, same sources in the same order, the Colab set-up cell first, an explorer's
+output as a note and a still image; and each rule of
 the conversion on a small example. The publishing side (the workflow pushing the copies to the
 Colab branch, the book's Colab button pointing there) is in tests/test_browser.py."""
 
@@ -39,7 +40,11 @@ def labels(lang: str):
 def test_a_chapter_exports_to_a_plain_notebook_with_its_own_code(path):
     source = nbformat.read(path, as_version=4)
     plain = export_colab.export(path, CONFIG, labels(path.parent.name))
-    code = [(c.source, c.outputs) for c in source.cells if c.cell_type == "code"]
+    lang, name = path.parent.name, path.stem
+    note = export_colab.EXPLORER_NOTE[lang].format(title=export_colab._title_of(lang, name),
+                                                   url=published.page_url(CONFIG, lang, name))
+    # The chapter's own code; outputs kept, but an explorer's (Vega-Lite) as a note and its still.
+    code = [(c.source, export_colab.plain_outputs(c.outputs, note)) for c in source.cells if c.cell_type == "code"]
     assert [(c.source, c.outputs) for c in plain.cells if c.cell_type == "code"] == code
     assert plain.cells[0].cell_type == "markdown" and published.page_url(
         CONFIG, path.parent.name, path.stem) in plain.cells[0].source
@@ -50,6 +55,24 @@ def test_a_chapter_exports_to_a_plain_notebook_with_its_own_code(path):
             left = [m.group(0) for m in LEFT_OVER.finditer(_outside_code(cell.source))]
             assert left == [], f"{path.name}: MyST left in a markdown cell: {left[:5]}"
     nbformat.validate(plain)
+
+
+def test_an_explorer_exports_as_a_note_and_its_still():
+    """Colab does not draw the Vega-Lite specification offline: the page's link and the still."""
+    path = ROOT / "chapters" / "zh" / "attention_in_the_model.ipynb"
+    source = nbformat.read(path, as_version=4)
+    plain = export_colab.export(path, CONFIG, labels("zh"))
+    explorers = [i for i, c in enumerate(source.cells) if c.cell_type == "code"
+                 and any(export_colab.EXPLORER_MIME in o.get("data", {}) for o in c.outputs)]
+    assert explorers, "attention_in_the_model has an explorer"
+    code = [c for c in plain.cells if c.cell_type == "code"]
+    cell = code[[i for i, c in enumerate(source.cells) if c.cell_type == "code"].index(explorers[0])]
+    note, still = cell.outputs
+    assert published.page_url(CONFIG, "zh", "attention_in_the_model") in note.data["text/markdown"]
+    assert "静态图" in note.data["text/markdown"] and still.data["image/png"]
+    assert not any(export_colab.EXPLORER_MIME in o.get("data", {}) for c in code for o in c.get("outputs", []))
+    assert export_colab.plain_outputs([nbformat.v4.new_output("display_data", data={
+        export_colab.EXPLORER_MIME: {}, "text/plain": "x"})], "n")[0].data == {"text/markdown": "n", "text/plain": "n"}
 
 
 def _outside_code(markdown: str) -> str:

@@ -8,7 +8,9 @@ included source shown, glued values filled in, references and page links pointin
 published book); markdown cells the book hides (the JupyterLab note of tools/lab_view.py) are
 dropped; the code cells are the chapter's own, same sources in the same order, outputs kept,
 starting with the Colab set-up cell (tools/colab_cell.py), which is left expanded here; a
-first markdown cell says to run it and links the page in the book.
+first markdown cell says to run it and links the page in the book. An explorer's output
+(aiayn.explorers: a Vega-Lite specification, which Colab does not draw offline) becomes a
+one-line note linking the page and the still image of its first view.
 
 .github/workflows/book.yml runs this and pushes OUT to the branch named by _config.yml's
 ``colab_branch``; the book's Colab button opens the copy there (_ext/colab_launch.py).
@@ -38,6 +40,12 @@ INTRO = {
           "tabs and dropdowns are interactive: [{title}]({url}).",
     "zh": "**在 Colab 上：**先运行第一个代码单元格一次，它会安装本课程、中文字体和数据；然后按顺序运行各单元格。"
           "这是书中页面的纯 Markdown 副本，书中的标签页和折叠块可以交互：[{title}]({url})。",
+}
+EXPLORER_MIME = "application/vnd.vegalite.v5+json"  # aiayn.explorers.MIME
+EXPLORER_NOTE = {
+    "en": "*Interactive explorer: below is a still of its first view; move its controls in the book, "
+          "[{title}]({url}), or in JupyterLab.*",
+    "zh": "*交互式探索图：下面是它初始视图的静态图；请到书中（[{title}]({url})）或 JupyterLab 里操作。*",
 }
 BRANCH_README = """# Colab copies of the chapters
 
@@ -97,6 +105,21 @@ def targets(lang: str) -> dict[str, tuple[str, str]]:
     return found
 
 
+def plain_outputs(outputs: list, note: str) -> list:
+    """The outputs with each explorer's replaced by the note and its still image (if it has one)."""
+    plain = []
+    for output in outputs:
+        data = output.get("data", {})
+        if EXPLORER_MIME not in data:
+            plain.append(output)
+            continue
+        plain.append(nbformat.v4.new_output("display_data", data={"text/markdown": note, "text/plain": note}))
+        if "image/png" in data:
+            plain.append(nbformat.v4.new_output("display_data", data={
+                "image/png": data["image/png"], "text/plain": data.get("text/plain", "")}))
+    return plain
+
+
 def export(path: Path, config: dict, labels: dict) -> nbformat.NotebookNode:
     """The plain notebook of chapters/<lang>/<name>.ipynb."""
     nb = nbformat.read(path, as_version=4)
@@ -105,6 +128,8 @@ def export(path: Path, config: dict, labels: dict) -> nbformat.NotebookNode:
         raise ValueError(f"{path}: no Colab set-up cell first: run tools/colab_cell.py")
     page = Page(config, lang, name, glue_data(nb), _title_of, labels)
     out = copy.deepcopy(nb)
+    explorer_note = EXPLORER_NOTE[lang].format(title=_title_of(lang, name),
+                                               url=published.page_url(config, lang, name))
     cells = []
     for cell in out.cells:
         if cell.cell_type == "markdown":
@@ -112,6 +137,8 @@ def export(path: Path, config: dict, labels: dict) -> nbformat.NotebookNode:
                 continue
             cell.source = to_markdown(cell.source, page)
             cell.pop("attachments", None)
+        elif cell.get("outputs"):
+            cell.outputs = plain_outputs(cell.outputs, explorer_note)
         cells.append(cell)
     setup = cells[0]
     setup.metadata.get("jupyter", {}).pop("source_hidden", None)
