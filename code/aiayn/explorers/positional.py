@@ -18,7 +18,7 @@ from aiayn.language import tr
 
 from .core import Explorer, slider, spec
 
-SIZE = 260  # pixels, each panel
+SIZE = 240  # pixels, each panel
 
 
 def positional_explorer(d_model: int = 128, *, pair: int = 0, pos: int = 5, k: int = 3,
@@ -36,7 +36,7 @@ def positional_explorer(d_model: int = 128, *, pair: int = 0, pos: int = 5, k: i
     angle = "(pos + k) * omega"
     circle = {
         "width": SIZE, "height": SIZE,
-        "title": tr("pair i as a clock hand: pos and pos + k", "第 i 对维度是一根时钟指针：pos 与 pos + k"),
+        "title": tr("pair i as a clock hand at pos and pos + k", "第 i 对是时钟指针：pos 与 pos + k"),
         "encoding": {
             "x": {"field": "x", "type": "quantitative", "scale": {"domain": [-1.15, 1.15]},
                   "title": "PE[pos, 2i] = sin(pos·ω_i)"},
@@ -78,8 +78,7 @@ def positional_explorer(d_model: int = 128, *, pair: int = 0, pos: int = 5, k: i
     }
     curve = {
         "width": SIZE, "height": SIZE,
-        "title": tr(f"PE[pos] · PE[pos+k] against k (d_model = {d_model})",
-                    f"PE[pos] · PE[pos+k] 随 k 的变化（d_model = {d_model}）"),
+        "title": tr(f"all {d_model // 2} pairs: PE[pos] · PE[pos+k]", f"全部 {d_model // 2} 对：PE[pos] · PE[pos+k]"),
         "data": {"values": dots},
         "encoding": {"x": {"field": "k", "type": "quantitative", "title": tr("offset k", "偏移 k")},
                      "y": {"field": "dot", "type": "quantitative", "title": "PE[pos] · PE[pos+k]"}},
@@ -102,7 +101,7 @@ def positional_explorer(d_model: int = 128, *, pair: int = 0, pos: int = 5, k: i
             {"name": "omega", "expr": "pow(10000, -2 * pair / d_model)"},
         ],
         "hconcat": [circle, curve],
-        "spacing": 40,
+        "spacing": 30,
     }
     return Explorer(spec(body, description=tr(
         "The sinusoidal positional encoding: one pair as a clock hand at pos and pos + k, and the "
