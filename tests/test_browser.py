@@ -552,8 +552,8 @@ def test_ci_workflow_runs_the_ci_script():
 
 def test_readme_screenshots_exist():
     readme = (ROOT / "README.md").read_text(encoding="utf8")
-    for shot in [ROOT / "docs" / "screenshots" / f"{what}-{lang}.png" for what in ("attention", "jupyterlab")
-                 for lang in LANGS]:
+    for shot in [ROOT / "docs" / "screenshots" / f"{what}-{lang}.png"
+                 for what in ("attention", "jupyterlab", "explorer-positional", "explorer-masks") for lang in LANGS]:
         assert f"({shot.relative_to(ROOT).as_posix()})" in readme
         header = shot.read_bytes()[:24]
         assert header[:8] == b"\x89PNG\r\n\x1a\n"
