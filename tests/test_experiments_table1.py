@@ -1,6 +1,8 @@
 """aiayn.experiments.table1: the command writes a complete results file, and the committed file
 still matches the code wherever the code is deterministic (counts, bytes, path lengths)."""
 
+import time
+
 import pytest
 import torch
 
@@ -28,6 +30,21 @@ def test_a_small_run_writes_every_field(tmp_path, monkeypatch):
     assert values["resident_growth_bytes"]["n"] == 8
     assert set(values["load_average"]) == {"before", "after"} and record["threads"] >= 1
     assert values["processor"]["capability"]
+    others = values["other_processes"]  # what else ran meanwhile (None without /proc/stat)
+    assert others is None or (others["cpu_s"] >= 0 and others["cores_busy"] >= 0)
+
+
+def test_other_processes_are_the_machines_busy_time_less_the_runs_own():
+    assert table1.other_processes(100.0, 112.0, 10.0, 4.0) == {"cpu_s": 2.0, "cores_busy": 0.5}
+    assert table1.other_processes(100.0, 109.9, 10.0, 4.0) == {"cpu_s": 0.0, "cores_busy": 0.0}  # clock granularity
+    assert table1.other_processes(None, 112.0, 10.0, 4.0) is None
+    busy = table1.machine_busy_seconds()
+    if busy is None:
+        pytest.skip("no /proc/stat here")
+    start = time.process_time()
+    while time.process_time() - start < 0.3:  # keep one core busy
+        pass
+    assert table1.machine_busy_seconds() - busy >= 0.2
 
 
 def test_bad_settings_exit_with_one_line(tmp_path, capsys):

@@ -18,8 +18,9 @@ RNN, a Python loop, and torch.nn.RNN, the same layer looping in C++) and sequenc
 And for every layer type of Table 1's last column, the number of stacked layers after which the
 last position depends on the first (aiayn.lab.path_length.layers_to_connect).
 
-Run it on a quiet machine: nothing else running. The file records the machine, the CPU the
-process was pinned to (--cpu), and the load average before and after. The default settings take
+Run it on a quiet machine: nothing else running (wait until the load average has fallen near
+0). The file records the machine, the CPU the process was pinned to (--cpu), the load average
+before and after, and the CPU time other processes used during the run (Linux /proc/stat). The default settings take
 about two minutes of CPU time.
 """
 
@@ -29,6 +30,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import torch
 
@@ -114,6 +116,32 @@ def path_rows(lengths, log=print) -> list[dict]:
     return rows
 
 
+def machine_busy_seconds() -> float | None:
+    """CPU seconds every processor of the machine has spent busy since boot (Linux /proc/stat:
+    user, nice, system, irq, softirq and steal time), or None where it cannot be read. Its growth
+    over a run, less the run's own CPU time, is what other processes used meanwhile."""
+    try:
+        fields = open("/proc/stat").readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu" or len(fields) < 9:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def other_processes(busy_before: float | None, busy_after: float | None, own_cpu_s: float,
+                    wall_s: float) -> dict | None:
+    """What other processes used while the run ran: their CPU seconds (the machine's busy time
+    less the run's own, floored at 0: the two clocks tick at different resolutions) and that as
+    a share of the run's wall time (1.0: one other core kept busy throughout). None without
+    /proc/stat."""
+    if busy_before is None or busy_after is None or wall_s <= 0:
+        return None
+    others = max(0.0, busy_after - busy_before - own_cpu_s)
+    return {"cpu_s": round(others, 2), "cores_busy": round(others / wall_s, 3)}
+
+
 def processor() -> dict:
     """What the timings depend on beyond the machine's name: the vector instructions PyTorch's
     kernels use, and the CPUs this process may run on."""
@@ -149,6 +177,7 @@ def main(argv=None) -> None:
     torch.set_num_threads(args.threads)
 
     load_before = os.getloadavg()
+    busy_before, own_before, wall_before = machine_busy_seconds(), time.process_time(), time.perf_counter()
     with Recorder() as recorder:
         paths = path_rows(args.path_lengths)  # quick: first, so that an error costs little
         rows = complexity_rows(args.lengths, args.d, args.k, args.r, args.heads, args.rounds)
@@ -159,12 +188,17 @@ def main(argv=None) -> None:
         resident = {kind: resident_growth(kind, n_max, args.d, args.k, args.r, args.heads)
                     for kind in KINDS}
         print(f"resident memory growth at n = {n_max}:", json.dumps(resident))
+    # The resident-memory runs are child processes: their CPU time counts as the run's own.
+    own = time.process_time() - own_before + sum(os.times()[2:4])
+    others = other_processes(busy_before, machine_busy_seconds(), own, time.perf_counter() - wall_before)
     record = recorder.write(args.out, {
         "d": args.d, "k": args.k, "r": args.r, "heads": args.heads, "batch_size": 1,
         "rounds": args.rounds, "processor": processor(), "complexity": rows,
         "products": {"n": n_max, **products},
         # a quiet machine has a load average near 1 (this process) before and after
         "load_average": {"before": load_before, "after": os.getloadavg()},
+        # what other processes used during the run (a quiet machine: cores_busy near 0)
+        "other_processes": others,
         "resident_growth_bytes": {"n": n_max, **resident}, "path_lengths": paths})
     print(f"wrote {args.out} ({record['seconds']} s, {record['cpu_seconds']} s of CPU, "
           f"on {record['machine']})")
