@@ -55,6 +55,9 @@ PAPER_SECTIONS = {
     "common_mistakes": "§3",
     "lab_training_runs": "§5, §6.1",
     "lab_recipe": "§5, §6.2",
+    "reading_a_result": "§6.2, Table 3",
+    "lab_model_variations": "§6.2, Table 3",
+    "lab_complexity": "§4, Table 1",
 }
 
 
