@@ -119,3 +119,14 @@ def test_bad_command_lines_exit_2_with_one_line(argv, capsys):
     assert parsing.main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("python -m aiayn.experiments.parsing: error:")
+
+
+def test_sentences_of_several_seeds_are_summed_into_one_row_each():
+    runs = [{"per_sentence": {"length": [5, 25], "transformer": [[3, 4, 4], [10, 20, 18]]}},
+            {"per_sentence": {"length": [5, 25], "transformer": [[4, 4, 4], [12, 20, 19]]}}]
+    assert parsing.by_sentence(runs, "transformer") == [[7, 8, 8], [22, 40, 37]]
+    assert parsing.by_sentence(runs, "transformer", longer_than=20) == [[22, 40, 37]]
+    with pytest.raises(ValueError, match="^runs: not the same sentences"):
+        parsing.by_sentence([runs[0], {"per_sentence": {"length": [5, 26], "transformer": [[0, 0, 0]] * 2}}], "transformer")
+    with pytest.raises(ValueError, match="^runs: needs"):
+        parsing.by_sentence([], "transformer")

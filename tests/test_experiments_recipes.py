@@ -204,9 +204,9 @@ def test_decoding_is_chosen_and_gated_on_validation_then_decodes_test_once(tmp_p
     chosen, paper = decoding.setting_name(**values["chosen"]), decoding.setting_name(*decoding.PAPER)
     # The gate runs on validation: a p-value only when the best is not the paper's.
     assert ("val_p_value" in values) == (chosen != paper) and "test_p_value" not in values
-    if chosen != paper:  # Holm over every setting of the grid against the paper's, the best picked from them
+    if chosen != paper:  # Holm over every distinct setting of the grid against the paper's, the best picked from them
         others = {decoding.setting_name(r["beam_size"], r["alpha"]) for r in values["grid"]} - {paper}
-        assert set(values["val_p_values"]) == others and "Holm" in values["val_test"]
+        assert chosen in values["val_p_values"] and set(values["val_p_values"]) <= others and "Holm" in values["val_test"]
         assert values["val_p_value"] == decoding.holm_corrected(values["val_p_values"], chosen) >= values["val_p_values"][chosen]
     adopted = chosen if values.get("val_p_value", 1.0) < 0.05 else paper
     assert decoding.setting_name(**values["adopted"]) == values["test_setting"] == adopted
@@ -216,6 +216,41 @@ def test_decoding_is_chosen_and_gated_on_validation_then_decodes_test_once(tmp_p
     assert [d for d in decoded if d[0] == "test_2016_flickr"] == [("test_2016_flickr", *values["adopted"].values())]
     assert decoded[-1][0] == "test_2016_flickr" and len(decoded) == len(values["grid"]) + 1
     assert values["test_sentences"] == 7 and 0 <= values["test_bleu"] <= 100 and "case:lc" in values["signature_lowercase"]
+    # Every setting's brevity penalty and length ratio on validation, kept beside its BLEU.
+    assert all(0 <= r["brevity_penalty"] <= 1 and r["length_ratio"] > 0 for r in values["grid"])
+
+
+def test_settings_that_decode_the_same_translations_count_once():
+    a, b, c = ["ein hund"], ["eine katze"], ["ein hund"]
+    assert list(decoding.distinct({"paper": a, "x": b, "y": c, "z": list(b)})) == ["paper", "x"]
+    short = decoding.lengths(["ein hund"], ["ein großer hund läuft"])
+    assert short["length_ratio"] == 0.5 and short["brevity_penalty"] == pytest.approx(math.exp(1 - 2))
+    with pytest.raises(ValueError, match="^hypotheses:"):
+        decoding.lengths([], [])
+    # From a stored file: equal BLEU to the last bit and an equal p-value make a duplicate.
+    grid = [{"beam_size": b, "alpha": a, "val_bleu": bleu} for b, a, bleu in
+            [(1, 0.0, 30.0), (1, 0.6, 30.0), (2, 0.0, 31.0), (2, 0.6, 31.0000001), (4, 0.6, 30.5)]]
+    p = {"beam 1, alpha 0.0": 0.2, "beam 1, alpha 0.6": 0.2, "beam 2, alpha 0.0": 0.04, "beam 2, alpha 0.6": 0.03}
+    assert decoding.duplicates(grid, p) == {"beam 1, alpha 0.0": ["beam 1, alpha 0.6"], "beam 2, alpha 0.0": [],
+                                            "beam 2, alpha 0.6": []}
+    corrected = decoding.holm_over_distinct(grid, p)
+    assert corrected["beam 1, alpha 0.6"] == corrected["beam 1, alpha 0.0"] == pytest.approx(0.2)
+    assert corrected["beam 2, alpha 0.6"] == pytest.approx(0.09)  # three distinct settings, not four
+    with pytest.raises(ValueError, match="^p_values: settings not in the grid"):
+        decoding.duplicates(grid, {"beam 9, alpha 0.0": 0.5})
+
+
+def test_the_committed_grid_counts_beam_1_once():
+    """The stored grid (its translations not kept): beam 1 decodes the same whatever alpha (equal
+    BLEU and p); beam 2's three alphas differ in BLEU's fourth decimal, so they stay three. Holm over
+    the 12 distinct settings keeps every verdict the 14 gave."""
+    values = read_results(ROOT / "results" / "recipes" / "decoding" / "multi30k-laptop_seed1.json")["values"]
+    kept = decoding.duplicates(values["grid"], values["val_p_values"])
+    assert kept["beam 1, alpha 0.0"] == ["beam 1, alpha 0.6", "beam 1, alpha 1.0"] and len(kept) == 12
+    over_12 = decoding.holm_over_distinct(values["grid"], values["val_p_values"])
+    over_14 = dict(zip(values["val_p_values"], decoding.stats.holm(list(values["val_p_values"].values()))))
+    assert {k: v < 0.05 for k, v in over_12.items()} == {k: v < 0.05 for k, v in over_14.items()}
+    assert all(over_12[k] <= over_14[k] for k in over_12)
 
 
 def test_the_validation_test_separates_a_better_system_and_not_an_equal_one():
@@ -459,7 +494,7 @@ def test_comparisons_use_the_tests_of_aiayn_stats():
     # consistent gain on every seed passes; the old rule ("every seed beats every seed") with
     # two seeds each called 1 in 3 null comparisons a difference (tests/test_stats.py).
     a = ranked_row("a", [25.0, 26.0, 27.0], [1.50, 1.52, 1.48])
-    b = ranked_row("b", [24.0, 25.1, 25.9], [1.60, 1.62, 1.58])
+    b = ranked_row("b", [24.0, 25.1, 25.9], [1.60, 1.63, 1.57])  # loss differences not all equal: se > 0
     assert compare_rows(a, b).method == "paired t"
     table = Table([a, b, ranked_row("c", [24.5, 26.5, 24.0])])
     assert table.compare("a", "b").kind == "better" and table.compare("b", "a").label("zh") == "更差"
@@ -551,3 +586,51 @@ def test_the_chapter_numbers_are_those_of_the_results_files(lang):
                        if c["cell_type"] == "markdown")
     for key in ("recipe_best", "recipe_steps"):
         assert f"`{key}" in markdown, f"the lab notebook does not paste {key}"
+
+
+def test_the_log_of_test_decodes_holds_every_one_and_the_seal():
+    """aiayn.experiments.test_log: every budget point with a test score is in the log, decoded
+    before the seal; after it, only decoding files' adopted settings decoded the test set."""
+    from aiayn.experiments import test_log
+    found = test_log.decodes()
+    points = sum(len([p for p in read_results(path)["values"]["points"] if "test_2016_flickr_bleu" in p])
+                 for path in (ROOT / "results" / "budget").glob("multi30k-laptop*.json"))
+    assert len([d for d in found if d.source.startswith("results/budget/")]) == points
+    assert [d.finished for d in found] == sorted(d.finished for d in found)
+    sealed = [d for d in found if d.sealed]
+    assert sealed and all(d.source.endswith("decoding/multi30k-laptop_seed1.json") for d in sealed)
+    adopted = read_results(ROOT / "results" / "recipes" / "decoding" / "multi30k-laptop_seed1.json")["values"]
+    assert {d.setting for d in sealed} == {adopted["test_setting"]}
+    headers, rows = test_log.log_rows(found)
+    assert len(rows) == len(found) and rows[-1][-1] == "after the seal" and rows[0][-1] == "before the seal*"
+    with pytest.raises(ValueError, match="^checkpoint:"):
+        test_log._averaged_step("runs/x/step_0000040.pt")
+
+
+def _git(*args):
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+@pytest.mark.skipif(_git("cat-file", "-e", "ceb238e^{commit}").returncode != 0, reason="no git history here")
+def test_the_replaced_decoding_files_are_what_git_holds():
+    """test_log.REPLACED keeps the test decodes of files that later runs replaced; git still has them."""
+    from aiayn.experiments import test_log
+    for entry in test_log.REPLACED:
+        record = json.loads(_git("show", entry["source"]).stdout)
+        v = record["values"]
+        held = v["test_bleu"] if isinstance(v["test_bleu"], dict) else {v["test_setting"]: v["test_bleu"]}
+        assert {k: round(b, 2) for k, b in held.items()} == entry["decodes"]
+        assert (record["commit"], record["finished"]) == (entry["commit"], entry["finished"])
+    seal = _git("show", "-s", "--format=%cI", test_log.SEAL["commit"]).stdout.strip()
+    assert seal.replace("Z", "+00:00") == test_log.SEAL["time"]
+
+
+def test_the_log_speaks_the_notebooks_language(monkeypatch):
+    from aiayn.experiments import test_log
+    monkeypatch.setenv("AIAYN_LANG", "zh")
+    assert test_log.in_language("multi30k-laptop dropout=0.1, seed 0, 3,950 updates") == \
+        "multi30k-laptop dropout=0.1，种子 0，3,950 次更新"
+    assert test_log.in_language("beam 4, alpha 0.6") == "束宽 4，α = 0.6"
+    assert test_log.in_language("multi30k-small, 8,000 updates (GPU)") == "multi30k-small，8,000 次更新（GPU）"
+    monkeypatch.setenv("AIAYN_LANG", "en")
+    assert test_log.in_language("beam 4, alpha 0.6") == "beam 4, alpha 0.6"

@@ -11,14 +11,19 @@ the validation sentences' sampling noise: sacreBLEU's paired approximate randomi
 (10,000 shuffles of which setting produced each sentence) gives every other setting of the grid a
 p-value against the paper's, and Holm's correction runs over all of them, since the candidate was
 picked as the best of them all (without it the best of many equal settings would pass far more
-often than 5 %). The candidate is adopted only if its corrected p < 0.05, else the paper's
+often than 5 %). Settings that decode the very same translations (beam 1 whatever alpha: one
+hypothesis has no rival to be ranked against) are one setting: each counts once in that family
+(``distinct``; ``holm_over_distinct`` does the same for a stored file, which keeps each setting's
+BLEU and p-value but not its translations). The candidate is adopted only if its corrected p < 0.05, else the paper's
 setting stays; tests/test_experiments_recipes.py simulates the rule's false-positive rate under
 the null. (sacreBLEU's paired bootstrap is not used: it centres the absolute differences, so read
 as a two-sided test it passes equal systems too often; the same simulation shows the rule it
 served, the bootstrap on the best alone, adopting an equal setting in about 14 % of draws.)
 Only then is test_2016_flickr decoded, once, with the adopted setting. Writes
 ``results/recipes/decoding/<name>.json``, the validation hypotheses of the paper's and the
-candidate's settings included.
+candidate's settings included, and for every setting sacreBLEU's brevity penalty and the length
+of its translations over the references' (``length_ratio``), which say whether a setting writes
+shorter translations.
 """
 
 from pathlib import Path
@@ -76,6 +81,52 @@ def holm_corrected(p_values: dict[str, float], candidate: str) -> float:
     return float(stats.holm(list(p_values.values()))[list(p_values).index(candidate)])
 
 
+def lengths(hypotheses: list[str], references: list[str]) -> dict:
+    """sacreBLEU's brevity penalty (in [0, 1]) and the translations' length over the references'
+    (13a tokens), cased BLEU's own counts."""
+    if len(hypotheses) != len(references) or not hypotheses:
+        raise ValueError(f"hypotheses: one per reference, got {len(hypotheses)} for {len(references)}")
+    result = BLEU().corpus_score(list(hypotheses), [list(references)])
+    return {"brevity_penalty": float(result.bp), "length_ratio": result.sys_len / result.ref_len}
+
+
+def distinct(hypotheses: dict) -> dict:
+    """``hypotheses`` (setting -> translations) without the settings whose translations equal an
+    earlier setting's: a setting that duplicates another is not one more hypothesis to correct for."""
+    kept = {}
+    for setting, sentences in hypotheses.items():
+        if not any(list(sentences) == list(seen) for seen in kept.values()):
+            kept[setting] = sentences
+    return kept
+
+
+def duplicates(grid: list[dict], p_values: dict[str, float]) -> dict[str, list[str]]:
+    """Settings of a stored grid that decoded the same translations, as far as the file tells:
+    the same validation BLEU to the last bit and the same p-value against the paper's (the test
+    shuffles the same way for every setting, so equal translations give equal p). Kept name ->
+    the later names it stands for; only settings with a p-value (the paper's has none)."""
+    bleu = {setting_name(r["beam_size"], r["alpha"]): r["val_bleu"] for r in grid}
+    unknown = sorted(set(p_values) - set(bleu))
+    if unknown:
+        raise ValueError(f"p_values: settings not in the grid: {unknown}")
+    found: dict[str, list[str]] = {}
+    for name, p in p_values.items():
+        twin = next((k for k in found if bleu[k] == bleu[name] and p_values[k] == p), None)
+        if twin is None:
+            found[name] = []
+        else:
+            found[twin].append(name)
+    return found
+
+
+def holm_over_distinct(grid: list[dict], p_values: dict[str, float]) -> dict[str, float]:
+    """Holm-corrected p-values over the distinct settings of a stored grid (``duplicates``):
+    setting name -> corrected p, a duplicate getting its twin's."""
+    kept = duplicates(grid, p_values)
+    corrected = dict(zip(kept, stats.holm([p_values[k] for k in kept])))
+    return {name: float(corrected[k]) for k, twins in kept.items() for name in (k, *twins)}
+
+
 def choose(checkpoint, beams=BEAMS, alphas=ALPHAS, data_dir=None, device="cpu", max_sentences=None) -> dict:
     """Decodes the validation set with every (beam, alpha) of the grid plus the paper's, picks
     the best (ties: the earlier in the grid, i.e. the smaller beam), adopts it over the paper's
@@ -90,7 +141,8 @@ def choose(checkpoint, beams=BEAMS, alphas=ALPHAS, data_dir=None, device="cpu", 
     rows, hypotheses = [], {}
     for beam, alpha in grid:
         hypotheses[beam, alpha] = translate(model, tokenizer, val_src, beam, alpha)
-        rows.append({"beam_size": beam, "alpha": alpha, "val_bleu": corpus_bleu(hypotheses[beam, alpha], val_ref).score})
+        rows.append({"beam_size": beam, "alpha": alpha, "val_bleu": corpus_bleu(hypotheses[beam, alpha], val_ref).score,
+                     **lengths(hypotheses[beam, alpha], val_ref)})
         print(f"beam {beam}, alpha {alpha}: validation BLEU {rows[-1]['val_bleu']:.2f}", flush=True)
     best = max(rows, key=lambda r: r["val_bleu"])  # max keeps the first of equal scores
     chosen = (best["beam_size"], best["alpha"])
@@ -100,11 +152,12 @@ def choose(checkpoint, beams=BEAMS, alphas=ALPHAS, data_dir=None, device="cpu", 
               "val_hypotheses": {setting_name(*s): hypotheses[s] for s in dict.fromkeys([PAPER, chosen])}}
     adopted = PAPER
     if chosen != PAPER:  # is the candidate's lead on validation beyond the validation sentences' noise?
-        family = {setting_name(*s): hypotheses[s] for s in [PAPER, *(s for s in grid if s != PAPER)]}
+        family = distinct({setting_name(*s): hypotheses[s] for s in [PAPER, *(s for s in grid if s != PAPER)]})
+        family.setdefault(setting_name(*chosen), hypotheses[chosen])  # the best keeps its own name
         values["val_p_values"] = randomisation_p_values(family, val_ref)  # each against the paper's, uncorrected
         values["val_p_value"] = holm_corrected(values["val_p_values"], setting_name(*chosen))
         values["val_test"] = (f"sacreBLEU paired approximate randomisation, {TRIALS:,} shuffles, Holm over the "
-                              f"{len(family) - 1} settings the best was picked from")
+                              f"{len(family) - 1} distinct settings the best was picked from")
         adopted = chosen if values["val_p_value"] < ALPHA_LEVEL else PAPER
     values["adopted"] = {"beam_size": adopted[0], "alpha": adopted[1]}
     # The test set, once: the adopted setting only.

@@ -241,6 +241,20 @@ def per_sentence(golds, systems: dict) -> dict:
             **{name: [list(score(g, t).as_tuple()[:3]) for g, t in zip(golds, trees)] for name, trees in systems.items()}}
 
 
+def by_sentence(runs: list[dict], system: str, longer_than: int = 0):
+    """Each sentence's (matched, gold, test) brackets of ``system``, summed over ``runs`` (results
+    of different seeds on the same sentences), for the sentences over ``longer_than`` words: one
+    row per sentence, so a paired test over them treats the sentence as the unit, not the
+    (sentence, seed) pair, which would count each sentence once per seed."""
+    if not runs:
+        raise ValueError("runs: needs at least one results file's values")
+    lengths = runs[0]["per_sentence"]["length"]
+    if any(r["per_sentence"]["length"] != lengths for r in runs):
+        raise ValueError("runs: not the same sentences (their lengths differ)")
+    keep = [i for i, n in enumerate(lengths) if n > longer_than]
+    return [[sum(r["per_sentence"][system][i][k] for r in runs) for k in range(3)] for i in keep]
+
+
 class _Clock:
     """Wall and CPU seconds since the last lap."""
 

@@ -1,35 +1,14 @@
-"""The three figures of the recipe chapter (What matters on a small data set), drawn from the runs
+"""The two figures of the recipe chapter (What matters on a small data set), drawn from the runs
 that ``aiayn.lab.small_data`` reads. Labels go through ``tr``; nothing here is random.
 
-    plot_hour(ax, small)                                   # validation BLEU of the laptop hour, by seed
-    plot_twist(axes, small, dropout, wide, passed)         # validation loss and BLEU along the updates
-    plot_beam_alpha(ax, grid, paper=(4, 0.6), chosen=(5, 1.0))
+    plot_along_the_hour(axes, small, dropout, wide, passed)   # validation loss and BLEU along the updates
+    plot_beam_alpha(ax, grid, paper=(4, 0.6), chosen=(2, 1.0))
 """
 
 from __future__ import annotations
 
 from ..lab.small_data import MINUTES, Run, spread
 from ..plotting import tr
-
-
-def plot_hour(ax, runs: list[Run], goal: float | None = None, minutes=MINUTES) -> None:
-    """Each seed's validation BLEU at the updates of 10, 30 and 60 minutes, and their mean."""
-    steps = [runs[0].updates(m) for m in minutes]
-    for i, run in enumerate(runs):
-        ax.plot(steps, [run.value(m, "val_bleu") for m in minutes], "o", color="C0", alpha=0.55, ms=6,
-                label=tr("one seed", "单个种子") if i == 0 else None)
-    ax.plot(steps, [spread(runs, m, "val_bleu")[0] for m in minutes], "-", color="C0",
-            label=tr(f"mean of {len(runs)} seeds", f"{len(runs)} 个种子的均值"))
-    for m, step in zip(minutes, steps):
-        ax.annotate(tr(f"{m} min", f"{m} 分钟"), (step, spread(runs, m, "val_bleu")[2]), textcoords="offset points",
-                    xytext=(0, 7), ha="center", fontsize=8)
-    if goal is not None:
-        ax.axhline(goal, color="gray", ls="--", lw=1, label=tr("goal (validation)", "目标（验证集）"))
-    ax.set_xlabel(tr("updates (2 CPU threads)", "更新次数（2 个 CPU 线程）"))
-    ax.set_ylabel(tr("validation BLEU", "验证集 BLEU"))
-    ax.set_xlim(0, steps[-1] * 1.08)
-    ax.set_ylim(top=max(spread(runs, m, "val_bleu")[2] for m in minutes) + 1.5)
-    ax.legend(loc="lower right", fontsize=8)
 
 
 def _band(ax, runs: list[Run], metric: str, minutes) -> None:
@@ -41,11 +20,11 @@ def _band(ax, runs: list[Run], metric: str, minutes) -> None:
             label=tr(f"dropout 0.3: mean and range of {len(runs)} seeds", f"Dropout 0.3：{len(runs)} 个种子的均值与范围"))
 
 
-def plot_twist(axes, small: list[Run], dropout: list[Run], wide: list[Run], passed: dict, minutes=MINUTES) -> None:
+def plot_along_the_hour(axes, small: list[Run], dropout: list[Run], wide: list[Run], passed: dict, minutes=MINUTES) -> None:
     """Validation loss (``axes[0]``) and BLEU (``axes[1]``) along the updates: the literature's
     shape as the band of its seeds (and any seed carried on, dashed), dropout 0.1 and twice the
     width. ``passed[(name, metric)]``: the budgets (minutes) where that candidate's difference
-    passed its test; a filled marker there, a hollow one where the test was inconclusive."""
+    was beyond the seeds' noise; a filled marker there, a hollow one where it was inconclusive."""
     styles = {"dropout": ("s", "C1", tr("dropout 0.1", "Dropout 0.1")),
               "wide": ("^", "C2", tr("twice the width", "宽度加倍"))}
     for ax, metric, label in ((axes[0], "averaged_val_loss", tr("validation loss (nats per subword)", "验证集损失（每子词，奈特）")),
@@ -68,10 +47,13 @@ def plot_twist(axes, small: list[Run], dropout: list[Run], wide: list[Run], pass
                 for m, step in zip(shown, steps):
                     ax.plot(step, run.value(m, metric), marker, color=color, ms=6,
                             mfc=color if m in hits else "white")
-        ax.set_xlabel(tr("updates", "更新次数"))
+        shown = sorted({m: r.updates(m) for r in [*small, *dropout, *wide] for m in r.points}.items())
+        ax.set_xticks([step for _, step in shown], [f"{step:,}\n" + tr(f"{m} min", f"{m} 分钟") for m, step in shown],
+                      fontsize=8)
+        ax.set_xlabel(tr("updates (minutes of 2 CPU threads)", "更新次数（2 个 CPU 线程的分钟数）"))
         ax.set_title(label, loc="left", fontsize=10)
-    # Proxy entries for the markers' fill: what passed its test and what did not.
-    axes[1].plot([], [], "o", color="gray", label=tr("filled: passes the test (Holm, 5 %)", "实心：通过检验（Holm，5%）"))
+    # Proxy entries for the markers' fill: beyond the seeds' noise or not.
+    axes[1].plot([], [], "o", color="gray", label=tr("filled: beyond seed noise", "实心：超出种子噪声"))
     axes[1].plot([], [], "o", color="gray", mfc="white", label=tr("hollow: inconclusive", "空心：无定论"))
     axes[1].legend(loc="lower right", fontsize=7)
 

@@ -8,9 +8,11 @@ compared over seeds with ``aiayn.stats``.
 
 A budget run trains once and keeps the averaged model of 10, 30 and 60 minutes (counted in
 updates), so every point of a run is a model of its own. Runs are compared at equal updates and
-threads; seeds are the noise. The processor may differ (AMD EPYC, Intel Xeon): at a fixed number
-of updates on two fp32 CPU threads it changes the minutes, not what the model learns, so quality
-is compared across the two and time is not. One run against n seeds is a t prediction interval;
+threads; seeds are the noise. The processor may differ (AMD EPYC, Intel Xeon): it changes the
+minutes and the rounding of every update, so the same seed trains along another path; whether
+that moves a score more than a seed does, one run of the reference on the second CPU cannot tell.
+So machine is a factor a comparison carries: ``machines`` names it, ``on_machine`` restricts a
+comparison to one CPU type, and times are never compared across the two. One run against n seeds is a t prediction interval;
 two seeds or more against n, Welch's t with Hsu's df (2 against 3 seeds: one degree of freedom);
 the same seeds at two budgets, a paired t. Families are Holm-corrected (``stats.judge``).
 """
@@ -127,33 +129,88 @@ def spread(runs: list[Run], minutes: int, metric: str) -> tuple[float, float, fl
     return statistics.fmean(found), min(found), max(found)
 
 
-def hour_table(runs: list[Run], metric: str = "val_bleu", minutes=MINUTES, digits: int = 1) -> str:
-    """Per budget: updates, each seed's value, their mean and range (highest minus lowest)."""
+def hour_rows(runs: list[Run], metric: str = "val_bleu", minutes=MINUTES, digits: int = 1) -> tuple[list, list]:
+    """(headers, rows) for ``aiayn.show.table``: per budget, the updates, each seed's value, their
+    mean and range (highest minus lowest)."""
     from ..plotting import tr
-    seeds = [r.seed for r in runs]
-    head = (f"{tr('budget', '预算'):>7}{tr('updates', '更新次数'):>9}"
-            + "".join(f"{tr('seed', '种子')} {s}".rjust(9) for s in seeds)
-            + f"{tr('mean', '均值'):>8}{tr('range', '极差'):>8}")
-    lines = [head]
+    headers = [tr("budget", "预算"), tr("updates", "更新次数"), *(tr(f"seed {r.seed}", f"种子 {r.seed}") for r in runs),
+               tr("mean", "均值"), tr("range", "极差")]
+    rows = []
     for m in minutes:
         mean, low, high = spread(runs, m, metric)
-        lines.append(f"{m:>4} min{runs[0].updates(m):>9,}" + "".join(f"{v:>9.{digits}f}" for v in values(runs, m, metric))
-                     + f"{mean:>8.{digits}f}{high - low:>8.{digits}f}")
-    return "\n".join(lines)
+        rows.append([tr(f"{m} min", f"{m} 分钟"), f"{runs[0].updates(m):,}",
+                     *(f"{v:.{digits}f}" for v in values(runs, m, metric)), f"{mean:.{digits}f}", f"{high - low:.{digits}f}"])
+    return headers, rows
 
 
-def verdict_header(reference: str) -> str:
+# What a verdict says on a lesson page: whether a difference is beyond the seeds' noise, no test named.
+SEED_NOISE = {"better": ("better, beyond seed noise", "更好，超出种子噪声"),
+              "worse": ("worse, beyond seed noise", "更差，超出种子噪声"),
+              "inconclusive": ("inconclusive", "无定论")}
+
+
+def seed_noise(verdict: stats.Verdict) -> str:
+    """The lesson's words for a verdict, in the notebook's language."""
     from ..plotting import tr
-    return (f"{reference:<24}{tr('updates', '更新次数'):>8}{tr('difference', '差值'):>12}"
-            f"{tr('p (Holm)', 'p（Holm）'):>10}  {tr('verdict', '结论')}")
+    if verdict.kind not in SEED_NOISE:
+        raise ValueError(f"verdict: one of {', '.join(SEED_NOISE)} on a lesson page, got {verdict.kind!r}")
+    return tr(*SEED_NOISE[verdict.kind])
 
 
-def verdict_lines(name: str, judged: list[Judged], digits: int = 3) -> list[str]:
-    """One line per budget: difference, adjusted p, the verdict in the notebook's language."""
+def along_rows(judged: dict, digits: dict | None = None) -> tuple[list, list]:
+    """(headers, rows) for ``aiayn.show.table``: one row per label of ``judged`` (label -> the
+    ``judge_along`` of one candidate and metric), one column per budget holding the difference
+    and the verdict in the lesson's words (``seed_noise``); ``digits``: label -> decimals (2)."""
+    from ..plotting import tr
+    first = next(iter(judged.values()))
+    headers = [tr("against dropout 0.3 (3 seeds)", "对比 Dropout 0.3（3 个种子）"),
+               *(tr(f"{j.updates:,} updates ({j.minutes} min)", f"{j.updates:,} 次更新（{j.minutes} 分钟）") for j in first)]
+    rows = [[label, *(f"{j.comparison.difference:+.{(digits or {}).get(label, 2)}f}{tr(': ', '：')}{seed_noise(j.verdict)}"
+                      for j in found)]
+            for label, found in judged.items()]
+    return headers, rows
+
+
+# aiayn.stats names its tests in English; a Chinese table names them in Chinese.
+METHODS = {"paired t": "配对 t 检验", "Welch (Hsu df)": "Welch t 检验（Hsu 自由度）",
+           "one run against seeds": "单次运行对多个种子（预测区间）"}
+
+
+def method_label(method: str) -> str:
+    """A comparison's test in the notebook's language (unknown names stay as they are)."""
+    from ..plotting import tr
+    return tr(method, METHODS.get(method, method))
+
+
+def verdict_rows(name: str, judged: list[Judged], digits: int = 3) -> list[list]:
+    """Rows for ``aiayn.show.table`` under ``VERDICT_HEADERS``: one per budget, the difference,
+    the test, the Holm-adjusted p and the verdict (the lab notebook's view)."""
     from ..plotting import current_language
     lang = current_language()
-    return [f"{name:<24}{j.updates:>8,}{j.comparison.difference:>+12.{digits}f}{j.adjusted_p:>10.3f}  {j.verdict.label(lang)}"
-            for j in judged]
+    return [[name, f"{j.updates:,}", f"{j.comparison.difference:+.{digits}f}", method_label(j.comparison.method),
+             f"{j.adjusted_p:.3f}", j.verdict.label(lang)] for j in judged]
+
+
+def verdict_headers(reference: str) -> list[str]:
+    from ..plotting import tr
+    return [reference, tr("updates", "更新次数"), tr("difference", "差值"), tr("test", "检验"),
+            tr("p (Holm)", "p（Holm）"), tr("verdict", "结论")]
+
+
+def machines(runs: list[Run]) -> dict[str, list[str]]:
+    """Processor -> the runs that ran on it: the factor a comparison across machines carries."""
+    found: dict[str, list[str]] = {}
+    for run in runs:
+        found.setdefault(run.machine, []).append(run.name)
+    return found
+
+
+def on_machine(runs: list[Run], machine: str) -> list[Run]:
+    """The runs of ``runs`` that ran on ``machine`` (a comparison restricted to one CPU type)."""
+    kept = [r for r in runs if r.machine == machine]
+    if not kept:
+        raise ValueError(f"machine: none of the runs ran on {machine!r}; they ran on {sorted(machines(runs))}")
+    return kept
 
 
 def ranking(table, reference: str = "small", metric: str = "val_bleu") -> dict:
@@ -173,15 +230,16 @@ CHANGES = {"small": ("(the literature's)", "（文献中的形状）"), "small-l
            "deep": ("6 layers, not 4", "6 层而非 4 层"), "small-b2048": ("half-size batches", "批次减半")}
 
 
-def ranking_text(table, reference: str = "small") -> str:
-    """The ranking: mean ± half the range over seeds, and each candidate against ``reference``
-    (Holm-adjusted p-values and verdicts, validation loss / BLEU)."""
+def ranking_rows(table, reference: str = "small") -> tuple[list, list]:
+    """(headers, rows) for ``aiayn.show.table``: the ranking, mean ± half the range over seeds,
+    and each candidate against ``reference`` (Holm-adjusted p-values and verdicts, validation
+    loss / BLEU)."""
     from ..plotting import current_language, tr
     lang = current_language()
     judged = {m: ranking(table, reference, m) for m in ("val_loss", "val_bleu")}
-    lines = [f"{tr('candidate', '候选'):<13}{tr('change', '改动'):<20}{tr('params', '参数量'):>7}"
-             f"{tr('val loss', '验证集损失'):>14}{tr('val BLEU', '验证集 BLEU'):>15}"
-             f"{tr('p (Holm): loss, BLEU', 'p（Holm）：损失，BLEU'):>24}  {tr('verdict', '结论')}"]
+    headers = [tr("candidate", "候选"), tr("change", "改动"), tr("parameters", "参数量"), tr("val loss", "验证集损失"),
+               tr("val BLEU", "验证集 BLEU"), tr("p (Holm): loss, BLEU", "p（Holm）：损失，BLEU"), tr("verdict", "结论")]
+    rows = []
     for r in table.rows:
         change = tr(*CHANGES[r.candidate]) if r.candidate in CHANGES else "?"
         p_values, verdict = "", tr("(the reference)", "（参照）") if r.candidate == reference else ""
@@ -189,6 +247,5 @@ def ranking_text(table, reference: str = "small") -> str:
             (_, p_loss, v_loss), (_, p_bleu, v_bleu) = (judged[m][r.candidate] for m in ("val_loss", "val_bleu"))
             p_values = f"{p_loss:.2f}, {p_bleu:.2f}"
             verdict = v_bleu.label(lang) if v_loss.kind == v_bleu.kind else f"{v_loss.label(lang)} / {v_bleu.label(lang)}"
-        lines.append(f"{r.candidate:<13}{change:<20}{r.parameters / 1e6:>6.1f}M{str(r.val_loss):>14}"
-                     f"{str(r.val_bleu):>15}{p_values:>24}  {verdict}")
-    return "\n".join(lines)
+        rows.append([r.candidate, change, f"{r.parameters / 1e6:.1f}M", str(r.val_loss), str(r.val_bleu), p_values, verdict])
+    return headers, rows
