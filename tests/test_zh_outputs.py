@@ -296,6 +296,14 @@ def test_a_page_names_the_cell_and_the_line(tmp_path):
         "cell c1 output line 1", "cell c1 output line 2", "cell c1 source line 1: tr()"]
 
 
+def english_lines(path: Path) -> int:
+    """Printed lines of a Chinese notebook with no Chinese and two or more English words (a
+    measure for --counts: allowed by the rule, but a Chinese reader reads them in English)."""
+    cells = json.loads(path.read_text(encoding="utf8"))["cells"]
+    return sum(1 for cell in cells if cell["cell_type"] == "code" for _, line in output_lines(cell)
+               if not re.search(f"[{HAN}]", line) and len(english_words(line)) >= 2)
+
+
 def counts(root: Path = ROOT, variants=None) -> dict[str, int]:
     """Faults per rule over the Chinese pages under ``root`` (for tests/test_zh_style.py --counts)."""
     total: dict[str, int] = {}

@@ -28,7 +28,7 @@ this test fails on:
   characters, or next to full-width punctuation, renders as a stray space in Chromium; one
   paragraph is one line (a newline between a Chinese character and a Latin word or a formula
   reads as the space that belongs there, and is left alone);
-- **a single attribution dash**: ``— §3.2`` where the book writes ``—— §3.2``;
+- **a single attribution dash**: ``— §3.2`` (or ``— Abstract``) where the book writes ``—— §3.2``;
 - **punctuation inside a bold run-in head**: ``**批次大小。**`` where the book writes
   ``**批次大小**。``; the opening lines (``**目标：**``, ``**阅读时间：**``, ``**前置：**``) are the
   exception;
@@ -85,7 +85,7 @@ RULES = ("variant", "ascii quotes", "bold spacing", "bold not rendered", "italic
 OPENING_LINES = ("目标：", "阅读时间：", "前置：")  # `- **目标：** …`: the bold keeps its colon
 # A hard line break: both sides CJK, or full-width punctuation on either side.
 LINE_BREAK = re.compile(f"[{HAN}{CJK_PUNCT}]\n[{HAN}{CJK_PUNCT}]|[{FULL_WIDTH}]\n|\n[{FULL_WIDTH}]")
-ATTRIBUTION = re.compile(r"(?<!—)—[ \u00a0]*§")
+ATTRIBUTION = re.compile(r"(?<!—)—[ \u00a0]*(?:§|Abstract\b|摘要)")
 THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d.,])")
 LARGE_NUMBER = re.compile("两?百万(?!计)")  # 数以百万计 ("millions of") is an idiom, not a count
 BOLD_END = re.compile(f"(?:[。，、；：？！]|(?<=[{HAN}])[.,:;!?])$")
@@ -394,6 +394,7 @@ def rules_of(markdown: str) -> list[tuple[str, str]]:
     # the attribution dash
     ("> Attention.\n> — §3.2\n\n大意：注意力。", [("attribution", "— §")]),
     ("> Attention. —§3.2\n\n大意：注意力。——§3.2 与 —— §3.2", [("attribution", "—§")]),
+    ("> We propose.\n> — Abstract\n\n大意：作者提出。—— Abstract 与 — 破折号", [("attribution", "— Abstract")]),
     # punctuation after a bold run-in head; the opening lines keep theirs
     ("**批次大小。** 用 8 个句子。\n\n**批次大小**。用 8 个句子。", [("bold punctuation", "**批次大小。**")]),
     ("1. **修正：** 让它为零。\n2. **修正**：让它为零。\n3. **带缓存的解码**（自动评分）。", [("bold punctuation", "**修正：**")]),
@@ -466,7 +467,7 @@ def measures(path: Path) -> Counter:
                 if t.type != "inline":
                     continue
                 text = prose(t.children or [])
-                out["—— § (right)"] += len(re.findall("——[ \u00a0]*§", text))
+                out["—— § (right)"] += len(re.findall("——[ \u00a0]*(?:§|Abstract\\b|摘要)", text))
                 kids = t.children or []
                 out["punctuation after the bold (right)"] += sum(
                     1 for a, b in zip(kids, kids[1:]) if a.type == "strong_close" and b.type == "text"
@@ -496,6 +497,8 @@ def print_counts(root: Path) -> None:
     print("printed lines and tr() strings of the notebooks (tests/test_zh_outputs.py):")
     for key, n in sorted(test_zh_outputs.counts(root, printed).items()):
         print(f"  {key:32} {n}")
+    english = sum(test_zh_outputs.english_lines(p) for p in zh_pages(root) if p.suffix == ".ipynb")
+    print(f"  {'output lines wholly in English':32} {english}  (not a fault: two or more English words, no Chinese)")
     m = sum((measures(p) for p in zh_pages(root)), Counter())
     print("the right forms, the calques and the newlines (not rules):")
     for key in ("—— § (right)", "punctuation after the bold (right)", "newlines in Chinese paragraphs", *CALQUES):
