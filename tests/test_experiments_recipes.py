@@ -566,22 +566,21 @@ def test_committed_budget_runs_are_the_current_configurations(path):
 def test_the_chapter_numbers_are_those_of_the_results_files(lang):
     """Every number the recipe's pages glue from the results files equals what the files hold now
     (a re-run that changed a file without re-executing the pages fails here). The lab notebook
-    (appendix) glues them all and pastes them with roles; the lesson glues, from a hidden cell,
-    only the key the landing page shows, and states its numbers plainly (asserted in hidden cells:
+    (appendix) glues them all and pastes them with roles (the landing page reads its test score
+    there); the lesson glues none and states its numbers plainly (asserted in hidden cells:
     tests/test_prose_numbers.py)."""
     sys.path.insert(0, str(ROOT / "tools"))
     import landing
     expected = chapter_numbers(ROOT / "results")
     pages = {name: ROOT / "chapters" / lang / f"{name}.ipynb" for name in ("multi30k_recipe", "lab_recipe")}
     glued = {name: landing.glued_values(path) for name, path in pages.items()}
-    assert set(glued["multi30k_recipe"]) == {"budget_60min_test_bleu"}
-    assert not set(glued["multi30k_recipe"]) & set(glued["lab_recipe"])  # landing.py refuses a key glued twice
-    for name, values in glued.items():
+    assert glued["multi30k_recipe"] == {}  # the lesson states its numbers plainly; the landing page reads lab_recipe
+    for name, values in {"lab_recipe": glued["lab_recipe"]}.items():
         recipe_keys = [k for k in values if k.startswith(("recipe_", "budget_", "gpu_", "decoding_"))]
         assert recipe_keys, f"{name} glues no recipe numbers"
         assert {k: values[k] for k in recipe_keys} == {k: expected.get(k, "missing from the results files")
                                                       for k in recipe_keys}
-    assert set(expected) - set(glued["multi30k_recipe"]) <= set(glued["lab_recipe"])  # every number, in one page
+    assert set(expected) <= set(glued["lab_recipe"])  # every number, in one page
     markdown = "".join("".join(c["source"]) for c in json.loads(pages["lab_recipe"].read_text(encoding="utf8"))["cells"]
                        if c["cell_type"] == "markdown")
     for key in ("recipe_best", "recipe_steps"):
