@@ -92,6 +92,6 @@ def test_the_drawing_is_labelled_in_the_language_and_deterministic(lang, monkeyp
             titles = [ax.get_title() for ax in fig.axes]
             plt.close(fig)
     assert images[0] == images[1]
-    assert ("遮住填充的键" in titles[0]) == (lang == "zh")
+    assert ("屏蔽填充的键" in titles[0]) == (lang == "zh")
     with pytest.raises(ValueError, match="words must label every position"):
         draw_mask_axes(words=["a"])

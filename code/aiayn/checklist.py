@@ -48,12 +48,12 @@ ITEMS: tuple[Item, ...] = (
          (6,), ("sdpa_inverted_mask",)),
     Item("A padding mask has shape `(B, 1, 1, T_k)`: it hides keys, never queries. The encoder uses "
          "it alone: changing a later token must change the earlier outputs.",
-         "填充掩码的形状是 `(B, 1, 1, T_k)`：它遮住的是键，从不遮查询。编码器只用它：改变后面的词元，"
+         "填充掩码的形状是 `(B, 1, 1, T_k)`：它屏蔽的是键，从不屏蔽查询。编码器只用它：改变后面的词元，"
          "前面位置的输出必须随之改变。",
          (7, 10)),
     Item("A query whose keys are all masked gets zero weights and a zero output: not NaN (from "
          "−∞), not a uniform row (from −10⁹). Test that row.",
-         "所有键都被遮住的查询，权重和输出都是零：不是 NaN（来自 −∞），也不是均匀的一行"
+         "所有键都被屏蔽的查询，权重和输出都是零：不是 NaN（来自 −∞），也不是均匀的一行"
          "（来自 −10⁹）。专门测试这一行。",
          (8,), ("masked_softmax_nan_row", "sdpa_large_negative_fill")),
     Item("The causal mask lets position i see the positions j ≤ i, itself included; the target mask is "
@@ -76,7 +76,7 @@ ITEMS: tuple[Item, ...] = (
     Item("The paper is Post-LN, LayerNorm(x + Sublayer(x)); Pre-LN is a later "
          "variant with a final LayerNorm per stack. One order for both stacks.",
          "论文是 Post-LN，即 LayerNorm(x + Sublayer(x))；Pre-LN 是后来的变体，"
-         "每个堆栈末尾多一个层归一化。两个堆栈用同一种顺序。",
+         "每个层堆叠末尾多一个层归一化。两个层堆叠用同一种顺序。",
          (12, 13), ("encoder_layer_pre_ln",)),
     Item("Cross-attention takes its queries from the decoder and its keys and values from the "
          "encoder output.",

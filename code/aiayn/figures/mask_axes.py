@@ -40,9 +40,9 @@ def draw_mask_axes(tokens=(5, 7, 9, 0, 0, 0), pad_id: int = 0, words=None):
     if len(labels) != len(tokens):
         raise ValueError(f"words must label every position: {len(labels)} words, {len(tokens)} tokens")
     fig, axes = plt.subplots(1, 2, figsize=(8.4, 4.2))
-    panels = ((on_keys, tr("(B, 1, 1, T): padded keys hidden", "(B, 1, 1, T)：遮住填充的键"),
+    panels = ((on_keys, tr("(B, 1, 1, T): padded keys hidden", "(B, 1, 1, T)：屏蔽填充的键"),
                tr("right: every query reads real keys only", "正确：每个查询只读真实的键")),
-              (on_queries, tr("(B, 1, T, 1): padded queries hidden", "(B, 1, T, 1)：遮住填充的查询"),
+              (on_queries, tr("(B, 1, T, 1): padded queries hidden", "(B, 1, T, 1)：屏蔽填充的查询"),
                tr("wrong: real queries read the padding", "错误：真实的查询读到了填充")))
     cmap = ListedColormap([HIDDEN, VISIBLE])
     for ax, (grid, title, verdict) in zip(axes, panels):
@@ -58,7 +58,7 @@ def draw_mask_axes(tokens=(5, 7, 9, 0, 0, 0), pad_id: int = 0, words=None):
         ax.set_ylabel(tr("query", "查询"))
         ax.set_title(f"{title}\n{verdict}", fontsize=10)
     fig.legend(handles=[Patch(facecolor=VISIBLE, label=tr("may attend", "可以关注")),
-                        Patch(facecolor=HIDDEN, label=tr("hidden", "被遮住"))],
+                        Patch(facecolor=HIDDEN, label=tr("hidden", "被屏蔽"))],
                loc="upper center", ncol=2, fontsize=9, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     return fig
