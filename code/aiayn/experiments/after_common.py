@@ -1,0 +1,257 @@
+"""What the "After the paper" experiments share: a copy-task run, a Multi30k run, greedy
+translation with the key-value cache a model needs, and verdicts paired by seed.
+
+Copy task (``copy_run``): the copy-task chapter's small model (d_model 64, 4 heads, 2 + 2 layers,
+d_ff 256, no dropout, one embedding matrix), the paper's Adam and schedule at a quarter of its
+rate (warm-up 200), label smoothing 0.1, batches of 64 random sequences of 1-10 symbols. Scored
+on 500 held-out sequences never trained on: the validation loss (cross-entropy per target token,
+no smoothing, teacher forcing) and the share copied exactly by greedy decoding.
+
+Multi30k (``multi30k_run``): ``aiayn-train --config multi30k-cpu --seed k`` (d_model 128, 4
+heads, 2 + 2 layers, d_ff 512, 600 updates of 1,000 tokens, about three minutes on one thread)
+with the model's configuration changed; scored like Table 3, on the last model (no averaging):
+the validation loss every 150 updates, and cased sacreBLEU of greedy decoding on the 1,014
+validation sentences. The test set stays sealed.
+
+Verdicts (``verdicts``): each arm against the base, seed k against seed k (same batches, and the
+same initial weights wherever the shapes agree), a paired t-test per metric, Holm's correction
+over the experiment's family, in the course's words: "beyond seed noise" (better or worse) or
+"inconclusive".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import torch
+from torch.optim.lr_scheduler import LambdaLR
+
+from ..config import TransformerConfig
+from ..data.batching import encode_pairs, pad, source_ids, token_batches
+from ..data.copy_task import CopyTask, greedy_exact_match
+from ..data.multi30k import load_split
+from ..data.specials import BOS_ID, EOS_ID, PAD_ID
+from ..data.tokenizer import SubwordTokenizer
+from ..pt.model import Transformer
+from ..pt.variant_cache import incremental_decoder
+from ..stats import ALPHA, holm, paired
+from ..train.configs import get_config
+from ..train.loss import token_loss_sum
+from ..train.translate import MAX_EXTRA_LEN, bleu_report
+from ..train.trainer import TrainConfig, Trainer
+
+COPY_TASK = {"vocab_size": 14, "min_len": 1, "max_len": 10}
+COPY_HELD_OUT = {"num": 1000, "seed": 1, "max_share": 0.05}  # the first 500: validation
+COPY_MODEL = {"src_vocab_size": 14, "tgt_vocab_size": 14, "d_model": 64, "num_heads": 4, "num_layers": 2,
+              "d_ff": 256, "dropout": 0.0, "max_len": 64, "share_embeddings": True}
+COPY_RECIPE = {"warmup_steps": 200, "lr_factor": 0.25, "label_smoothing": 0.1}
+COPY_BATCH = 64
+MULTI30K = "multi30k-cpu"
+WORDS = {"better": "beyond seed noise, better", "worse": "beyond seed noise, worse", "inconclusive": "inconclusive"}
+
+
+def copy_validation() -> tuple[list, list]:
+    """(held-out sequences kept out of training, the first 500 of them: validation)."""
+    held = CopyTask(**COPY_TASK).held_out(**COPY_HELD_OUT)
+    return held, held[:COPY_HELD_OUT["num"] // 2]
+
+
+@torch.no_grad()
+def copy_loss(model, task: CopyTask, sequences, batch_size: int = 250) -> float:
+    """Cross-entropy per target token (no smoothing, teacher forcing, eval mode) on ``sequences``,
+    as ``Trainer.evaluate`` computes it."""
+    was_training, total, tokens = model.training, 0.0, 0
+    model.eval()
+    try:
+        for i in range(0, len(sequences), batch_size):
+            batch = task.batch(sequences[i:i + batch_size])
+            total += float(token_loss_sum(model(batch.src, batch.decoder_input), batch.labels))
+            tokens += batch.num_target_tokens
+    finally:
+        model.train(was_training)
+    return total / tokens
+
+
+def copy_run(config: TransformerConfig, seed: int, steps: int, recipe: dict | None = None,
+             model_class=Transformer, reverse: bool = False, batch_size: int = COPY_BATCH, keep=None,
+             rate=None) -> dict:
+    """Trains ``model_class(config)`` on the copy task (or the reverse task) for ``steps`` updates
+    from seed ``seed`` (initial weights and batches); returns its scores on the validation set.
+    ``rate``: a function of the update number (from 1) that replaces the §5.3 schedule of
+    ``recipe``; ``keep``: a list the trained model is appended to, for further scoring."""
+    task = CopyTask(**COPY_TASK, reverse=reverse)
+    held, validation = copy_validation()
+    torch.manual_seed(seed)
+    model = model_class(config)
+    trainer = Trainer(model, TrainConfig(max_steps=steps, **(recipe or COPY_RECIPE), seed=seed,
+                                         log_every=25, progress=False))
+    if rate is not None:
+        trainer.scheduler = LambdaLR(trainer.optimizer, lambda done: rate(done + 1))
+    trainer.fit(task.batches(batch_size=batch_size, num_batches=100, seed=seed, exclude=held))
+    losses = [h["loss"] for h in trainer.history]
+    if keep is not None:
+        keep.append(model)
+    return {"seed": seed, "steps": trainer.step, "parameters": sum(p.numel() for p in model.parameters()),
+            "loss_curve": [[h["step"], round(h["loss"], 5)] for h in trainer.history],
+            "diverged": not all(math.isfinite(x) for x in losses),
+            "val_loss": copy_loss(model, task, validation),
+            "exact_match": greedy_exact_match(model, task, validation)}
+
+
+@dataclasses.dataclass
+class Multi30k:
+    """The data of every Multi30k run: the tokenizer (trained once, as aiayn-train trains it on
+    the training split) and the encoded pairs."""
+
+    tokenizer: SubwordTokenizer
+    train_en: list
+    train_de: list
+    val_en: list
+    val_de: list
+
+
+def multi30k_data(data_dir=None) -> Multi30k:
+    run = get_config(MULTI30K)
+    en, de = load_split("train", data_dir)
+    en, de = en[: run.max_train_pairs], de[: run.max_train_pairs]
+    val_en, val_de = load_split("val", data_dir)
+    return Multi30k(SubwordTokenizer.train(en + de, run.vocab_size), en, de, val_en, val_de)
+
+
+def multi30k_run(changes: dict, seed: int, data: Multi30k, steps: int | None = None, decode: bool = True) -> dict:
+    """``aiayn-train --config multi30k-cpu --seed <seed>`` with the model configuration's fields
+    ``changes`` (``TransformerConfig`` fields) changed; scored on the validation set."""
+    run = dataclasses.replace(get_config(MULTI30K), seed=seed)
+    batches = run.training_batches(data.tokenizer, data.train_en, data.train_de)
+    val_batches = token_batches(encode_pairs(data.tokenizer, data.val_en, data.val_de), run.max_tokens, shuffle=False)
+    torch.manual_seed(seed)
+    config = dataclasses.replace(run.model_config(data.tokenizer.vocab_size), **changes)
+    model = Transformer(config)
+    # Every update's loss logged (log_every=1), so a test can re-run the first few and compare.
+    trainer = Trainer(model, run.train_config("cpu", max_steps=steps or run.max_steps, progress=False, log_every=1))
+    history = trainer.fit(batches, val_batches)
+    values = {"changes": changes, "seed": seed, "steps": trainer.step,
+              "parameters": sum(p.numel() for p in model.parameters()),
+              "loss_curve": [round(h["loss"], 5) for h in history],
+              "val_loss_curve": [[h["step"], h["val_loss"]] for h in history if "val_loss" in h],
+              "val_loss": history[-1]["val_loss"], "train_loss": float(np.mean([h["loss"] for h in history[-20:]]))}
+    if decode:
+        hypotheses, cache = greedy_translate(model, data.tokenizer, data.val_en)
+        report = bleu_report(hypotheses, data.val_de)
+        values |= {"bleu": report["bleu"], "signature": report["signature"], "decoding": "greedy, key-value cache",
+                   "cache_bytes_per_token_and_layer": cache, "examples": hypotheses[:3]}
+    return values
+
+
+@torch.no_grad()
+def greedy_translate(model, tokenizer, sentences: list[str], batch_size: int = 100) -> tuple[list[str], dict]:
+    """Greedy decoding of ``sentences`` (at most source length + 50 tokens, §6.1) with the cache
+    ``model`` needs (``aiayn.pt.variant_cache.incremental_decoder``). Returns the translations and
+    the cache's bytes per target token and layer ("self") and per source token and layer ("cross"),
+    over all batches."""
+    model.eval()
+    encoded = [source_ids(ids) for ids in tokenizer.encode_batch(list(sentences))]
+    order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
+    outputs, self_bytes, self_tokens, cross_bytes, source_tokens = [None] * len(encoded), 0, 0, 0, 0
+    layers = model.config.num_layers
+    for start in range(0, len(order), batch_size):
+        chunk = order[start:start + batch_size]
+        src = pad([encoded[i] for i in chunk])
+        src_mask = src != PAD_ID
+        memory = model.encode(src, src_mask[:, None, None, :])
+        decoder = incremental_decoder(model, memory, src_mask[:, None, None, :])
+        ys = torch.full((len(chunk), 1), BOS_ID, dtype=torch.long)
+        done = torch.zeros(len(chunk), dtype=torch.bool)
+        for _ in range(src.shape[1] + MAX_EXTRA_LEN):
+            next_token = model.out_proj(decoder(ys[:, -1:])[:, -1]).argmax(dim=-1)
+            next_token = torch.where(done, PAD_ID, next_token)
+            ys = torch.cat([ys, next_token[:, None]], dim=1)
+            done |= next_token == EOS_ID
+            if done.all():
+                break
+        self_bytes += sum(c["self_k"].nbytes + c["self_v"].nbytes for c in decoder.cache)
+        self_tokens += decoder.length * len(chunk)
+        cross_bytes += sum(c["cross_k"].nbytes + c["cross_v"].nbytes for c in decoder.cache)
+        source_tokens += src.numel()
+        for i, row in zip(chunk, ys[:, 1:].tolist()):
+            outputs[i] = tokenizer.decode(row[: row.index(EOS_ID)] if EOS_ID in row else row)
+    return outputs, {"self": self_bytes / (self_tokens * layers), "cross": cross_bytes / (source_tokens * layers)}
+
+
+def verdicts(pairs: dict[str, tuple[list, list]], metrics: dict[str, bool]) -> dict:
+    """``pairs``: name -> (the arm's runs, its base's runs), one run per seed, paired by seed;
+    ``metrics``: name -> whether lower is better. A paired t-test per pair and metric, Holm's
+    correction over the whole family. Returns {name: {metric: {"arm", "base" (values by seed),
+    "difference" (mean of arm - base), "p", "holm_p", "verdict" (better / worse / inconclusive),
+    "words" (the course's: "beyond seed noise, better" ... or "inconclusive")}}}."""
+    comparisons = {}
+    for name, (arm, base) in pairs.items():
+        if [r["seed"] for r in arm] != [r["seed"] for r in base]:
+            raise ValueError(f"{name}: seeds {[r['seed'] for r in arm]} do not pair with the base's "
+                             f"{[r['seed'] for r in base]}")
+        for metric in metrics:
+            comparisons[(name, metric)] = paired([r[metric] for r in arm], [r[metric] for r in base])
+    adjusted = dict(zip(comparisons, holm([c.p for c in comparisons.values()])))
+    out = {}
+    for (name, metric), c in comparisons.items():
+        kind = "inconclusive"
+        if adjusted[(name, metric)] < ALPHA:
+            kind = "better" if (c.difference > 0) != metrics[metric] else "worse"
+        arm, base = pairs[name]
+        out.setdefault(name, {})[metric] = {
+            "arm": [r[metric] for r in arm], "base": [r[metric] for r in base],
+            "difference": float(c.difference), "p": float(c.p), "holm_p": float(adjusted[(name, metric)]),
+            "verdict": kind, "words": WORDS[kind]}
+    return out
+
+
+MULTI30K_METRICS = {"val_loss": True, "bleu": False}
+
+
+def multi30k_experiment(prog: str, results, arms: dict[str, dict], argv=None, extra=None) -> int:
+    """The command line of a Multi30k experiment: trains each arm (name -> ``TransformerConfig``
+    changes) with the seeds of the base file (``after_base``), pairs them with the base's runs,
+    judges validation loss and BLEU (Holm over arms and both metrics) and writes the results file.
+    ``extra()``: more values for the file (measured before training)."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    from .after_base import RESULTS as BASE_RESULTS, load_base
+    from .record import Recorder
+
+    p = argparse.ArgumentParser(prog=prog)
+    p.add_argument("--steps", type=int, help="updates per run (default: the base file's)")
+    p.add_argument("--seeds", type=int, nargs="+", help="seeds (default: the base file's)")
+    p.add_argument("--base", default=str(BASE_RESULTS), help="the base's results file (default: %(default)s)")
+    p.add_argument("--data-dir", help="folder holding multi30k/ (default: $AIAYN_DATA)")
+    p.add_argument("--out", default=str(results), help="results file (default: %(default)s)")
+    args = p.parse_args(argv)
+    try:
+        base = load_base(args.base, args.seeds, args.steps)
+    except (OSError, ValueError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
+    seeds, steps = base["values"]["seeds"], base["values"]["steps"]
+    torch.set_num_threads(1)
+    with Recorder() as rec:
+        more = extra() if extra else {}
+        data = multi30k_data(args.data_dir)
+        runs = {arm: [multi30k_run(changes, seed, data, steps) for seed in seeds] for arm, changes in arms.items()}
+    if rec.provenance["commit"] != base["commit"] or rec.provenance["code_changes"] or base["code_changes"]:
+        print(f"{prog}: warning: the base file {args.base} was written at commit {base['commit']} "
+              f"({len(base['code_changes'])} files under code/ changed), these arms at "
+              f"{rec.provenance['commit']} ({len(rec.provenance['code_changes'])} changed): the pairs may not "
+              "be of one code", file=sys.stderr)
+    base_runs = base["values"]["runs"]
+    judged = verdicts({arm: (r, base_runs) for arm, r in runs.items()}, MULTI30K_METRICS) if len(seeds) >= 2 else {}
+    values = {**more, "config": MULTI30K, "steps": steps, "seeds": seeds, "arms": arms,
+              "base_file": Path(args.base).name, "base_commit": base["commit"], "runs": runs, "verdicts": judged}
+    record = rec.write(args.out, values)
+    print(f"wrote {args.out} ({record['cpu_seconds']:.0f} CPU s)")
+    for arm, by_metric in judged.items():
+        for metric, v in by_metric.items():
+            print(f"{arm:<10} {metric:<9} base {np.mean(v['base']):7.3f}  {arm} {np.mean(v['arm']):7.3f}  {v['words']}")
+    return 0
