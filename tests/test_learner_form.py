@@ -44,7 +44,7 @@ PARTS = {
          "multi_head_attention", "attention_in_the_model", "feed_forward_and_embeddings",
          "positional_encoding", "residual_and_layer_norm", "putting_it_together"], 10_500),
     "build it yourself": (["from_scratch", "common_mistakes"], 3_400),
-    "§4-§6": (["why_self_attention", "copy_task", "training_multi30k", "multi30k_recipe",
+    "§4-§6": (["why_self_attention", "reading_a_result", "copy_task", "training_multi30k", "multi30k_recipe",
                "model_variations", "constituency_parsing"], 8_500),
     "under the hood": (["backpropagation", "fast_decoding"], 3_100),
 }
