@@ -8,8 +8,8 @@ import torch
 
 from aiayn.config import TransformerConfig
 from aiayn.data.tokenizer import SubwordTokenizer
-from aiayn.lab.attention_maps import (OFFSETS, collect, diagonal_targets, entropy, labels,
-                                      statistics, teacher_forced)
+from aiayn.lab.attention_maps import (OFFSETS, agreement, collect, diagonal_targets, entropy,
+                                      attention_for_explorer, labels, position_guess, statistics, teacher_forced)
 from aiayn.pt.masks import padding_mask, target_mask
 from aiayn.pt.model import Transformer
 
@@ -207,3 +207,55 @@ def test_attention_panels_draws_one_panel_per_head_on_one_scale(monkeypatch):
     assert [t.get_text() for t in drawn[0].get_xticklabels()] == ["x", "y", "z"]
     assert fig._suptitle.get_text() == "title"
     plt.close("all")
+
+
+def test_position_guess_scales_the_diagonal_to_the_content_words():
+    # 5 source words + </s> (S = 6), 3 target words: <s> + 3 (T = 4); steps 0..2 predict the words
+    guess = position_guess(torch.tensor([6]), torch.tensor([4]), 4)
+    assert guess[0, :3].tolist() == [0, 2, 4]  # first to first, last to last, in proportion
+    assert position_guess(torch.tensor([4]), torch.tensor([4]), 4)[0, :3].tolist() == [0, 1, 2]
+
+
+def test_agreement_counts_hits_of_the_reference_against_position_and_chance():
+    S = T = 6
+    src = tgt = torch.arange(1, S + 1)[None].repeat(2, 1)
+    eye, flipped = torch.eye(S), torch.eye(S).flip(-1)
+    cross = torch.stack([torch.stack([eye, flipped])] * 2)  # head 0 diagonal, head 1 anti-diagonal
+    model = Scripted(cross, torch.stack([torch.stack([eye, eye])] * 2))
+    # reference links on steps 0-3, none on steps 4-5
+    links = torch.tensor([[5, 4, 2, 0, -1, -1]] * 2)
+    result = agreement(model, src, tgt, links)
+    assert result["links"] == 8 and result["chance"] == pytest.approx(1 / S)
+    # head 1 links 5 4 3 2: two hits a sentence; head 0 links 0 1 2 3: one; their average links
+    # 0 1 2 2 (equal weights at i and 5 - i, argmax the first): one
+    assert result["model"][0].tolist() == pytest.approx([2 / 8, 4 / 8, 2 / 8])
+    # the guess from positions, over 5 content words each side, links 0 1 2 3: one hit
+    assert result["position"] == pytest.approx(2 / 8)
+    with pytest.raises(ValueError, match="shape"):
+        agreement(model, src, tgt, links[:, :3])
+    with pytest.raises(ValueError, match="no reference link"):
+        agreement(model, src, tgt, torch.full_like(links, -1))
+
+
+def test_attention_for_explorer_is_small_json_of_every_layer_and_head(tokenizer, model):
+    import json
+
+    data = attention_for_explorer(model, tokenizer, SENTENCES[:2], SENTENCES[3:5], links=[[0, -1], [1]])
+    text = json.dumps(data)
+    assert len(text) < 100_000 and data["layers"] == 2 and data["heads"] == 2 and data["decimals"] == 3
+    pair = data["pairs"][0]
+    S, T = len(pair["source_labels"]), len(pair["target_labels"])
+    assert pair["source_labels"][-1] == "</s>" and pair["target_inputs"][0] == "<s>" and pair["target_labels"][-1] == "</s>"
+    assert len(pair["encoder"]) == 2 and len(pair["encoder"][0]) == 2
+    assert torch.tensor(pair["encoder"]).shape == (2, 2, S, S)
+    assert torch.tensor(pair["decoder"]).shape == (2, 2, T, T) and torch.tensor(pair["cross"]).shape == (2, 2, T, S)
+    src, tgt_in, _ = teacher_forced(tokenizer, SENTENCES[:1], SENTENCES[3:4])
+    full = collect(model, src, tgt_in)
+    assert torch.allclose(torch.tensor(pair["cross"][1], dtype=torch.float32), full.cross[1][0], atol=5e-4)
+    assert all(v == round(v, 3) for row in pair["cross"][0][0] for v in row)
+    assert torch.tensor(pair["decoder"][0][0]).triu(1).abs().max() == 0  # causal
+    assert len(pair["position"]) == T and pair["links"] == [0, -1]
+    with pytest.raises(ValueError, match="equally long"):
+        attention_for_explorer(model, tokenizer, SENTENCES[:2], SENTENCES[3:4])
+    with pytest.raises(ValueError, match="links"):
+        attention_for_explorer(model, tokenizer, SENTENCES[:2], SENTENCES[3:5], links=[[0]])

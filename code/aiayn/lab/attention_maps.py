@@ -9,12 +9,19 @@ over a whole test set rather than read off one picture.
         diagonal       how often a target token's strongest source link lies within +-width of
                        the monotone diagonal, and how often a link drawn at random would
         monotone       how often the strongest link (heads averaged) does not move backwards
+                       (beware: against random links only; a head parked on one token scores 1)
         *_inner        the same without the endpoint steps, the first target step and the one
                        that predicts </s>, which any model aligns with the source's ends; with
                        the chance levels of random links for those steps (for "monotone":
                        (S + 1) / 2S, the chance that a second uniform draw is not below a first)
         offsets        encoder: where each position's strongest link goes (same, previous, next,
                        the final </s>, elsewhere)
+    agreement(model, src, tgt_in, links)           per decoder layer and head: how often the
+                       strongest cross-attention link hits a reference link (e.g. a word
+                       aligner's, aiayn.lab.word_alignment), against a guess that knows only
+                       positions (the diagonal scaled by the two lengths) and a random link
+    attention_for_explorer(model, tokenizer, sources, translations)
+                       every attention weight for a few sentence pairs, rounded, as JSON values
 
 Teacher-forcing the model's own translation reproduces what it computed while decoding it: the
 decoder is causal, so the prefix alone determines each step.
@@ -183,5 +190,84 @@ def statistics(model, src: torch.Tensor, tgt_in: torch.Tensor, batch_size: int =
     return out
 
 
-__all__ = ["Attention", "OFFSETS", "collect", "diagonal_targets", "entropy", "labels", "statistics",
-           "teacher_forced"]
+def position_guess(src_len: torch.Tensor, tgt_len: torch.Tensor, T: int) -> torch.Tensor:
+    """(B, T): the source word a guess from positions alone links to each predicted target word:
+    word k of n_t (counted from 0, the final </s> left out on both sides) to word
+    round(k (n_s - 1) / (n_t - 1)) of n_s, the diagonal scaled by the two lengths. ``src_len``
+    and ``tgt_len`` count the source with its </s> and the decoder's input with its <s>."""
+    n_s, n_t = (src_len - 1).clamp(min=1), (tgt_len - 1).clamp(min=1)
+    k = torch.arange(T, dtype=torch.float64)
+    return torch.round(k[None, :] * ((n_s - 1) / (n_t - 1).clamp(min=1)).double()[:, None]).long()
+
+
+@torch.no_grad()
+def agreement(model, src: torch.Tensor, tgt_in: torch.Tensor, links: torch.Tensor, batch_size: int = 200) -> dict:
+    """How often the strongest cross-attention link of decoder step i (which predicts target word
+    i) is the source position ``links[b, i]`` (-1: no reference link, step left out). Returns
+    "model" (decoder layers, heads + 1; the last column for the heads' average), "position" (the
+    share ``position_guess`` hits), "chance" (a link drawn uniformly among the source positions:
+    the mean of 1/S) and "links" (how many steps were scored)."""
+    if links.shape != tgt_in.shape:
+        raise ValueError(f"links {tuple(links.shape)} must have tgt_in's shape {tuple(tgt_in.shape)}")
+    hits, position, chance, count = None, 0.0, 0.0, 0
+    for start in range(0, len(src), batch_size):
+        s, t, ref = src[start:start + batch_size], tgt_in[start:start + batch_size], links[start:start + batch_size]
+        s, t = s[:, :int((s != PAD_ID).sum(1).max())], t[:, :int((t != PAD_ID).sum(1).max())]
+        ref = ref[:, :t.shape[1]]
+        scored = (ref >= 0) & (t != PAD_ID)
+        src_len, tgt_len = (s != PAD_ID).sum(1), (t != PAD_ID).sum(1)
+        att = collect(model, s, t)
+        per_layer = []
+        for w in att.cross:
+            heads_and_mean = torch.cat([w, w.mean(1, keepdim=True)], 1)
+            strongest = heads_and_mean.masked_fill((s == PAD_ID)[:, None, None, :], -1.0).argmax(-1)
+            per_layer.append(((strongest == ref[:, None]) & scored[:, None]).sum((0, 2)))
+        batch_hits = torch.stack(per_layer).double()
+        hits = batch_hits if hits is None else hits + batch_hits
+        guess = position_guess(src_len, tgt_len, t.shape[1])
+        position += float(((guess == ref) & scored).sum())
+        chance += float((scored / src_len[:, None]).sum())
+        count += int(scored.sum())
+    if count == 0:
+        raise ValueError("links holds no reference link to score (every entry is -1)")
+    return {"model": hits / count, "position": position / count, "chance": chance / count, "links": count}
+
+
+def _rounded(x: torch.Tensor, decimals: int):
+    return torch.round(x.double(), decimals=decimals).tolist()
+
+
+@torch.no_grad()
+def attention_for_explorer(model, tokenizer, sources: list[str], translations: list[str], links=None,
+                  decimals: int = 3) -> dict:
+    """Every attention weight of ``model`` for a few sentence pairs, as plain JSON values: per
+    pair its text, the labels (source subwords + </s>; the decoder's inputs, <s> + subwords; the
+    subwords each step predicts, + </s>), "encoder" [layer][head][S][S], "decoder"
+    [layer][head][T][T] (causal), "cross" [layer][head][T][S], each weight rounded to
+    ``decimals``; "position" (for each step, the source position ``position_guess`` links it to)
+    and, when ``links`` (per pair, target step -> source position or -1) is given, "links"."""
+    if len(sources) != len(translations) or not sources:
+        raise ValueError(f"sources and translations must be equally long and not empty, got "
+                         f"{len(sources)} and {len(translations)}")
+    if links is not None and len(links) != len(sources):
+        raise ValueError(f"links has {len(links)} entries for {len(sources)} sentence pairs")
+    src, tgt_in, tgt_out = teacher_forced(tokenizer, sources, translations)
+    pairs = []
+    for b in range(len(sources)):
+        S, T = int((src[b] != PAD_ID).sum()), int((tgt_in[b] != PAD_ID).sum())
+        att = collect(model, src[b:b + 1, :S], tgt_in[b:b + 1, :T])
+        pair = {"source": sources[b], "translation": translations[b],
+                "source_labels": labels(tokenizer, src[b, :S]), "target_inputs": labels(tokenizer, tgt_in[b, :T]),
+                "target_labels": labels(tokenizer, tgt_out[b, :T]),
+                **{where: [_rounded(w[0], decimals) for w in getattr(att, where)]
+                   for where in ("encoder", "decoder", "cross")},
+                "position": position_guess(torch.tensor([S]), torch.tensor([T]), T)[0].tolist()}
+        if links is not None:
+            pair["links"] = [int(i) for i in list(links[b])[:T]]
+        pairs.append(pair)
+    config = model.config
+    return {"layers": config.num_layers, "heads": config.num_heads, "decimals": decimals, "pairs": pairs}
+
+
+__all__ = ["Attention", "OFFSETS", "agreement", "attention_for_explorer", "collect", "diagonal_targets",
+           "entropy", "labels", "position_guess", "statistics", "teacher_forced"]
