@@ -1,7 +1,13 @@
 """The graders are sound: every reference solution passes its grader, every untouched stub fails
 every check, every exercise has a stub, a solution and a grader (walked both ways), and each
 plausible wrong solution in tests/wrong_solutions/ is rejected by the check it targets with a
-message that names the mistake."""
+message that names the mistake.
+
+And they speak the reader's language (issue 55): every check, title and hint has a Chinese form
+(checked over the registry and over the graders' source), and the Chinese runs of this file (the
+untouched stubs, the second seed of the reference solutions and of every wrong solution) print
+reports whose every line is Chinese or code by the rule of tests/test_zh_outputs.py, with no
+English hint, expected or got text."""
 
 import ast
 import dataclasses
@@ -13,12 +19,39 @@ import pytest
 from aiayn.grading import REGISTRY, format_result, language, promises, run_exercise
 from aiayn.grading.__main__ import main
 from aiayn.grading.core import Exercise
+from aiayn.grading.language import Text
+from aiayn.grading.report import wrap
+from test_zh_outputs import english_words, line_faults
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "exercises"
 SOLUTIONS = EXERCISES / "solutions"
 WRONG = Path(__file__).resolve().parent / "wrong_solutions"
 IDS = sorted(REGISTRY)
+HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+GRADING = ROOT / "code" / "aiayn" / "grading"
+
+
+def chinese_report_faults(report: str) -> list[str]:
+    """What in a Chinese report is not Chinese by the rule of tests/test_zh_outputs.py: a line
+    with Chinese and English words, an English line of the frame (title, status, label), or a
+    labelled text (expected, got, hint, error, ...) in English. Lines that quote (a promise of
+    the stub's English docstring, the message of the reader's exception, code) continue a
+    labelled line and may be English; what the reader's code printed is not read."""
+    faults, printed = [], False
+    for line in report.splitlines():
+        printed = line.startswith(" " * 8 + "输出：") or (printed and line.startswith(" " * 18 + "| "))
+        if printed or not line.strip():
+            continue
+        faults += [f"[{f.rule}] {line}" for f in line_faults(line)]
+        indent = len(line) - len(line.lstrip(" "))
+        if indent in (0, 2, 8) and not HAN.search(line):  # the frame, a check, a label
+            faults.append(f"[English frame] {line}")
+        if indent == 8:  # "期望：    <text>": Chinese, or code (a name, a formula, values)
+            text = line.strip().split("：", 1)[-1].strip()
+            if text and not HAN.search(text) and len(english_words(text)) >= 2:
+                faults.append(f"[English text] {line}")
+    return faults
 
 
 def python_files(folder: Path, skip: Path | None = None) -> set[str]:
@@ -63,22 +96,31 @@ def test_solution_defines_everything_the_stub_asks_for(file):
 
 @pytest.mark.parametrize("seed", [0, 271828])
 @pytest.mark.parametrize("exercise_id", IDS)
-def test_reference_solution_passes(exercise_id, seed):
+def test_reference_solution_passes(exercise_id, seed, monkeypatch):
+    """The second seed in Chinese: every check's name and the frame in Chinese."""
+    monkeypatch.setenv("AIAYN_LANG", "en" if seed == 0 else "zh")
     ex = REGISTRY[exercise_id]
     result = run_exercise(ex, SOLUTIONS / ex.file, seed)
-    assert result.passed, format_result(result)
+    report = format_result(result)
+    assert result.passed, report
+    if seed != 0:
+        assert chinese_report_faults(report) == [], report
 
 
 @pytest.mark.parametrize("exercise_id", IDS)
-def test_untouched_stub_fails_every_check(exercise_id):
+def test_untouched_stub_fails_every_check(exercise_id, monkeypatch):
+    """In Chinese: the "not written yet" line, and the hints of a "fix the bug" stub."""
+    monkeypatch.setenv("AIAYN_LANG", "zh")
     ex = REGISTRY[exercise_id]
     result = run_exercise(ex, EXERCISES / ex.file, seed=0)
+    report = format_result(result)
     assert not result.passed
+    assert chinese_report_faults(report) == [], report
     if "FIX THE BUG" in (EXERCISES / ex.file).read_text(encoding="utf8"):
         # A "fix the bug" stub holds the buggy code itself: every check must catch the bug.
-        assert all(c.status == "FAIL" for c in result.checks), format_result(result)
+        assert all(c.status == "FAIL" for c in result.checks), report
     else:
-        assert all(c.status == "TODO" for c in result.checks), format_result(result)
+        assert all(c.status == "TODO" for c in result.checks), report
 
 
 def wrong_solution_spec(path: Path) -> dict:
@@ -97,9 +139,14 @@ WRONG_FILES = sorted(WRONG.glob("*.py"))
 
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("path", WRONG_FILES, ids=lambda p: p.stem)
-def test_plausible_wrong_solution_is_rejected_with_a_pointed_message(path, seed):
+def test_plausible_wrong_solution_is_rejected_with_a_pointed_message(path, seed, monkeypatch):
     """Graded on the check that must catch it alone (the others' verdicts are not what this
-    test asserts, and a hundred files times every check would cost CI a minute)."""
+    test asserts, and a hundred files times every check would cost CI a minute). Seed 0 in
+    English, where the message must mention the listed words; seed 1 in Chinese, where every
+    line of the report must be Chinese or code and the hint Chinese (the same mistake is
+    recognised: the hint is chosen before its language)."""
+    chinese = seed == 1
+    monkeypatch.setenv("AIAYN_LANG", "zh" if chinese else "en")
     spec = wrong_solution_spec(path)
     ex = REGISTRY[spec["exercise"]]
     assert spec["caught by"] in {c.name for c in ex.checks}, "no check of that name"
@@ -109,13 +156,16 @@ def test_plausible_wrong_solution_is_rejected_with_a_pointed_message(path, seed)
     assert not result.passed, report
     check = next(c for c in result.checks if c.name == spec["caught by"])
     assert check.status == "FAIL", report
-    for word in spec["message mentions"]:
-        assert word in check.detail, f"{word!r} not in the message:\n{report}"
+    if chinese:
+        assert chinese_report_faults(report) == [], report
+    else:
+        for word in spec["message mentions"]:
+            assert word in check.detail, f"{word!r} not in the message:\n{report}"
     if "breaks" in spec:  # the failure names the promise, quoting the stub's docstring
         assert spec["caught by"] in ex.promises.get(spec["breaks"], ()), \
             f"{spec['caught by']!r} does not keep the promise {spec['breaks']!r}"
         owner, key = spec["breaks"].split(": ")
-        quoted = check.detail[check.detail.index("promise:  "):]
+        quoted = check.detail[check.detail.index("约定：" if chinese else "promise:  "):]
         assert f"{owner} - {key}: " in quoted, report
 
 
@@ -202,14 +252,128 @@ def test_the_language_rule_is_the_plotting_rule_and_needs_no_matplotlib(monkeypa
 
 def test_a_chinese_report_names_the_checks_in_chinese(monkeypatch):
     ex = REGISTRY["from_scratch/attention"]
-    named = [c for c in ex.checks if c.name_zh]
-    assert named, "no check of from_scratch/attention has a Chinese name"
     monkeypatch.setenv("AIAYN_LANG", "zh")
     report = format_result(run_exercise(ex, SOLUTIONS / ex.file, seed=0))
-    assert all(f"  PASS  {c.name_zh}" in report for c in named), report
+    assert report.startswith(f"练习     from_scratch/attention：{ex.title_zh}\n"), report
+    assert all(f"  通过  {c.name_zh}" in report for c in ex.checks), report
+    assert report.endswith(f"结果     通过 {len(ex.checks)}/{len(ex.checks)} 项检查：全部通过")
     monkeypatch.setenv("AIAYN_LANG", "en")
     report = format_result(run_exercise(ex, SOLUTIONS / ex.file, seed=0))
-    assert all(f"  PASS  {c.name}" in report for c in named), report
+    assert all(f"  PASS  {c.name}" in report for c in ex.checks), report
+    assert not HAN.search(report), report
+
+
+def test_every_check_and_exercise_has_both_names():
+    """The English name is the check's id (promise tables, the wrong solutions' "caught by");
+    the Chinese one is shown in a Chinese notebook. Both exist, each in its own language."""
+    for ex in REGISTRY.values():
+        assert ex.title_zh and HAN.search(ex.title_zh) and not HAN.search(ex.title), ex.id
+        assert line_faults(ex.title_zh) == [], (ex.id, ex.title_zh)
+        for check in ex.checks:
+            where = f"{ex.id}: {check.name!r}"
+            assert check.name_zh and HAN.search(check.name_zh), f"{where} has no Chinese name"
+            assert not HAN.search(check.name), where
+            assert line_faults(check.name_zh) == [], (where, check.name_zh)
+
+
+def grading_sources():
+    return sorted(GRADING.rglob("*.py"))
+
+
+def literal(node) -> str | None:
+    """The text of a string literal (an f-string's values as 0), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "0" for v in node.values)
+    return None
+
+
+@pytest.mark.parametrize("path", grading_sources(), ids=lambda p: p.relative_to(GRADING).as_posix())
+def test_every_text_the_grader_shows_has_both_languages(path):
+    """Statically, over the grader's source: the Chinese of every ``tr(en, zh)``,
+    ``Text(en, zh)`` and ``zh=`` is Chinese by the rule of tests/test_zh_outputs.py, and no string
+    of two English words or more is left outside them, except the checks' English names and the
+    exercises' titles (ids; their Chinese is checked above), promise keys, docstrings, errors
+    raised for the programmer (ValueError, KeyError) and the tags below, which no report shows."""
+    internal = {"imported later", "import failed", "the file imports", "final norms",
+                "unknown checks", "Check your work:", "expected 0; got 0; hint: 0",
+                "'ScriptedModel' object has no attribute", promises.CONTRACT_WORDS.pattern}
+    ids = ({c.name for ex in REGISTRY.values() for c in ex.checks}
+           | {ex.title for ex in REGISTRY.values()}
+           | {p for ex in REGISTRY.values() for p in ex.promises})
+    tree = ast.parse(path.read_text(encoding="utf8"))
+    exempt, faults = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node):
+            exempt.add(id(node.body[0].value))
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        zh = [k.value for k in node.keywords if k.arg == "zh"]
+        if name in ("tr", "Text", "label") and node.args:
+            exempt.update(id(n) for n in ast.walk(node.args[0]))
+            zh += node.args[1:2]
+        if name in ("ValueError", "KeyError", "TypeError", "add_argument", "ArgumentParser",
+                    "error", "UnpicklingError", "FileNotFoundError"):
+            exempt.update(id(n) for a in [*node.args, *(k.value for k in node.keywords)]
+                          for n in ast.walk(a))
+        for text in filter(None, map(literal, zh)):
+            exempt.update(id(n) for z in zh for n in ast.walk(z))
+            faults += [f"line {node.lineno}: [{f.rule}] {line}" for line in text.splitlines()
+                       for f in line_faults(line)]
+            if not HAN.search(text) and len(english_words(text)) >= 1:
+                faults.append(f"line {node.lineno}: [not Chinese] {text}")
+    for node in ast.walk(tree):
+        text = literal(node)
+        if isinstance(node, ast.JoinedStr):
+            exempt.update(id(v) for v in node.values)
+        if (text is None or id(node) in exempt or text in ids or text in internal
+                or len(english_words(text)) < 2):
+            continue
+        faults.append(f"line {node.lineno}: [English only] {text[:90]!r}")
+    assert faults == []
+
+
+def test_a_missing_scale_is_blamed_on_the_scale_not_on_the_mask():
+    """Audit finding 16: attention's backward without 1/sqrt(d_k) fails the checks of dQ and dK,
+    whose hint names the scale, and passes the masking check, which tests only that masked
+    entries are exactly zero (and finite); a backward that breaks the masking still fails it."""
+    ex = REGISTRY["backpropagation/attention_backward"]
+    result = run_exercise(ex, WRONG / "backprop_attention_no_scale.py", seed=0)
+    status = {c.name: c.status for c in result.checks}
+    report = format_result(result)
+    assert status["masked keys get no gradient; an all-masked query gets zeros, not NaN"] == \
+        "PASS", report
+    assert [c.name for c in result.checks if c.status == "FAIL"] == [
+        "grad_q equals autograd: dQ = dS K / √d_k", "grad_k equals autograd: dK = dS^T Q / √d_k"]
+    assert all("you left out the 1/sqrt(d_k)" in c.detail
+               for c in result.checks if c.status == "FAIL"), report
+
+
+def test_text_picks_its_language_when_shown(monkeypatch):
+    hint = Text("divide by sqrt(d_k)", "除以 sqrt(d_k)")
+    monkeypatch.setenv("AIAYN_LANG", "zh")
+    assert str(hint) == "除以 sqrt(d_k)" and f"{hint}。" == "除以 sqrt(d_k)。"
+    monkeypatch.setenv("AIAYN_LANG", "en")
+    assert str(hint + Text(", then", "，然后")) == "divide by sqrt(d_k), then"
+    with pytest.raises(TypeError):
+        hint + ", then"  # a bare string would put English into the Chinese text
+    with pytest.raises(ValueError):
+        Text("only English", None)
+
+
+def test_a_chinese_line_wraps_by_width_and_never_before_its_punctuation():
+    english = "you left out the 1/sqrt(d_k): the scores are Q K^T / sqrt(d_k), so dQ = dS K"
+    assert wrap(english, "  ", "    ", width=30) == __import__("textwrap").wrap(
+        english, 30, initial_indent="  ", subsequent_indent="    ")
+    chinese = "你漏了 1/sqrt(d_k)：分数是 Q K^T / sqrt(d_k)，所以 `dQ = dS K / sqrt(d_k)`，结果大了。"
+    lines = wrap(chinese, "", "  ", width=24)
+    assert "".join(line.strip() for line in lines).replace(" ", "") == chinese.replace(" ", "")
+    assert all(sum(2 if HAN.match(c) or c in "：，。" else 1 for c in line) <= 24 or "`" in line
+               for line in lines), lines
+    assert not any(line.strip()[0] in "：，。）" for line in lines), lines
+    assert any("`dQ = dS K / sqrt(d_k)`" in line for line in lines), lines  # code stays whole
 
 
 def test_the_core_mistakes_all_have_a_wrong_solution():

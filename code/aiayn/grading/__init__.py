@@ -25,6 +25,7 @@ from pathlib import Path
 from . import graders  # noqa: F401  (importing registers every exercise)
 from .compare import as_numpy, expect_close, expect_equal, expect_finite, expect_shape
 from .core import REGISTRY, CheckFailed, Exercise, exercise, need
+from .language import Text, tr
 from .runner import (TIME_LIMIT_S, Result, exercise_path, exercises_dir, format_result,
                      load_exercise_file, not_run, run_exercise)
 
@@ -83,7 +84,7 @@ def grade(targets, solutions: bool = False, path=None, seed: int | None = None,
             where, number = stalled[file.resolve()]
             results.append(Result(ex, shown, seed, not_run(
                 ex.checks, number, TIME_LIMIT_S if time_limit is None else time_limit,
-                f" of {where}")))
+                tr(f" of {where}", f"{where} 的"))))
         else:
             results.append(run_exercise(ex, file, seed, shown, time_limit))
             hung = [i for i, c in enumerate(results[-1].checks, 1) if c.timed_out]
@@ -91,11 +92,13 @@ def grade(targets, solutions: bool = False, path=None, seed: int | None = None,
                 stalled[file.resolve()] = (ex.id, hung[0])
         print(format_result(results[-1], flags), end="\n\n", file=out)
     if len(results) > 1:
-        print(f"{sum(r.passed for r in results)} of {len(results)} exercises passed", file=out)
+        passed = sum(r.passed for r in results)
+        print(tr(f"{passed} of {len(results)} exercises passed",
+                 f"共 {len(results)} 个练习，通过 {passed} 个"), file=out)
     return all(r.passed for r in results)
 
 
-__all__ = ["REGISTRY", "CheckFailed", "Exercise", "Result", "as_numpy", "exercise",
+__all__ = ["REGISTRY", "CheckFailed", "Exercise", "Result", "Text", "as_numpy", "exercise",
            "exercise_path", "exercises_dir", "expect_close", "expect_equal", "expect_finite",
            "expect_shape", "format_result", "grade", "in_book_order", "load_exercise_file",
            "need", "run_exercise", "select"]

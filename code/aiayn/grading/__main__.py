@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from . import REGISTRY, exercise_path, grade, in_book_order, select
+from .language import tr
 from .runner import TIME_LIMIT_S
 
 
@@ -43,7 +44,7 @@ def main(argv=None) -> int:
 
     if args.list:
         for ex in in_book_order():
-            print(f"{ex.id:<48} exercises/{ex.file}\n{'':<48} {ex.title}")
+            print(f"{ex.id:<48} exercises/{ex.file}\n{'':<48} {ex.shown_title()}")
         return 0
     if args.all == bool(args.targets):
         parser.error("name exercises or chapters, or use --all (not both)")
@@ -68,7 +69,8 @@ def main(argv=None) -> int:
         ok = grade(chosen, solutions=args.solutions, path=args.path, seed=args.seed,
                    time_limit=args.time_limit)
     except KeyboardInterrupt:
-        print("interrupted: grading stopped (nothing was graded as passed)", file=sys.stderr)
+        print(tr("interrupted: grading stopped (nothing was graded as passed)",
+                 "已中断：评分停止（没有任何练习被判为通过）"), file=sys.stderr)
         return 130
     return 0 if ok else 1
 

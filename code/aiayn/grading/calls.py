@@ -10,6 +10,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from .language import tr
+
 _COURSE = str(Path(__file__).resolve().parents[1]) + "/"  # code/aiayn/
 _GRADER = str(Path(__file__).resolve().parent) + "/"  # code/aiayn/grading/
 _LIBRARIES = tuple(sorted({str(Path(p).resolve()) + "/" for p in (
@@ -77,6 +79,7 @@ def modules_of_type(module, types: tuple) -> list[str]:
         library = next(t for t in types if isinstance(m, t))
         if type(m) is library:
             return f"nn.{library.__name__}"
-        return f"{type(m).__name__}, a subclass of nn.{library.__name__}"
-    return [f"{name or 'the module itself'} ({kind(m)})"
+        return tr(f"{type(m).__name__}, a subclass of nn.{library.__name__}",
+                  f"{type(m).__name__}，nn.{library.__name__} 的子类")
+    return [tr(f"{name or 'the module itself'} ({kind(m)})", f"{name or '模块本身'}（{kind(m)}）")
             for name, m in module.named_modules() if isinstance(m, types)]

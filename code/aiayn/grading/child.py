@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from . import evidence, sandbox, tamper
-from .core import CheckFailed, Exercise
+from .core import CheckFailed, Exercise, label
+from .language import tr
 
 OUTPUT_KEPT = 4096  # bytes of a check's printed output sent back (the report shows 20 lines)
 _module_ids = itertools.count()
@@ -36,7 +37,8 @@ def grade_in_child(exercise: Exercise, path: Path, seed: int, start: int, watche
     try:
         module = load_file(path)
     except BaseException as e:  # a syntax error, a failed import, sys.exit at the top
-        send(("import failed", f"error:    importing the file {_raised(e, path)}"))
+        send(("import failed", label("error:", "出错：") + tr("importing the file ", "导入文件时")
+              + _raised(e, path)))
         return
     send(("imported",))
     for number in range(start, len(exercise.checks)):
@@ -50,11 +52,16 @@ def grade_in_child(exercise: Exercise, path: Path, seed: int, start: int, watche
         # needs the check (a failure stands whatever the file replaced).
         replaced = tamper.replaced(watched) if status == "PASS" else []
         if replaced:
-            more = f" and {len(replaced) - 3} more" if len(replaced) > 3 else ""
-            status, detail = "FAIL", (
-                f"error:    your code replaced {', '.join(replaced[:3])}{more}, which the grader "
-                "relies on\nhint:     do not assign to attributes of numpy, torch, builtins or "
-                "aiayn: give your own functions their own names")
+            more = (tr(f" and {len(replaced) - 3} more", f" 等，另有 {len(replaced) - 3} 个")
+                    if len(replaced) > 3 else "")
+            names = ", ".join(replaced[:3])
+            status, detail = "FAIL", label("error:", "出错：") + tr(
+                f"your code replaced {names}{more}, which the grader relies on",
+                f"你的代码替换了评分程序依赖的 {names.replace(', ', '、')}{more}") + "\n" + label(
+                "hint:", "提示：") + tr(
+                "do not assign to attributes of numpy, torch, builtins or aiayn: give your own "
+                "functions their own names", "不要给 `numpy`、`torch`、`builtins` 或 `aiayn` 的属性赋值："
+                "你自己的函数用你自己的名字")
         plain = evidence.to_plain(kept) if status == "PASS" else []
         output, size = sandbox.take_output(OUTPUT_KEPT)
         send(("check", number, status, detail, plain, output, size))
@@ -71,31 +78,52 @@ def _run_check(check, module, rng, path: Path) -> tuple[str, str]:
     except CheckFailed as e:
         return "FAIL", e.report()
     except NotImplementedError as e:
-        what = f"todo:     {_qualname(e)} still raises NotImplementedError"
-        return "TODO", what + (f" ({_text_of(e)})" if _text_of(e) else "")
+        message = _text_of(e)
+        return "TODO", label("todo:", "未写：") + tr(
+            f"{_qualname(e)} still raises NotImplementedError"
+            + (f" ({message})" if message else ""),
+            f"{_qualname(e)} 仍在抛出 NotImplementedError" + (f"（“{message}”）" if message else ""))
     except BaseException as e:  # the reader's code (or what it returned) broke the check
-        return "ERROR", (f"error:    your code {_raised(e, path)}\nhint:     read the message; the "
-                         "checks before this one say which part works")
+        return "ERROR", (label("error:", "出错：") + tr("your code ", "你的代码") + _raised(e, path)
+                         + "\n" + label("hint:", "提示：")
+                         + tr("read the message; the checks before this one say which part works",
+                              "读一读这条异常信息；这一项之前的检查能告诉你哪些部分已经正确"))
     return "PASS", ""
 
 
 def _raised(e: BaseException, path: Path) -> str:
-    """"raised ValueError: ... at line 3 in f: ..." (or "called sys.exit(0)"), for the report."""
+    """"raised ValueError: ... at line 3 in f: ..." (or "called sys.exit(0)"), for the report.
+    In Chinese the exception's own message (English, or the reader's) and the line of code get
+    lines of their own, under the sentence that says where."""
     frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == path]
-    where = f" at line {frames[-1].lineno} in {frames[-1].name}: {frames[-1].line}" if frames else ""
+    frame = frames[-1] if frames else None
+    under = "\n" + " " * 10  # a line of its own, under the label's text
     if isinstance(e, SystemExit):
-        return f"called sys.exit({e.code!r}) (raised SystemExit){where}; an exercise must return"
+        what = f"sys.exit({e.code!r})"
+        return tr(f"called {what} (raised SystemExit)"
+                  + (f" at line {frame.lineno} in {frame.name}: {frame.line}" if frame else "")
+                  + "; an exercise must return",
+                  (f"在第 {frame.lineno} 行（{frame.name} 中）" if frame else "")
+                  + f"调用了 {what}（抛出 SystemExit）；练习必须用 return 返回结果"
+                  + (under + frame.line if frame else ""))
+    limit = ""
     if isinstance(e, MemoryError) and sandbox.limits_in_force is not None:
-        where += (f" (the grader allows {sandbox.limits_in_force.memory_bytes / 2**30:g} GiB "
-                  "beyond its own memory)")
-    return f"raised {type(e).__name__}: {_text_of(e)}{where}"
+        gib = f"{sandbox.limits_in_force.memory_bytes / 2**30:g}"
+        limit = tr(f" (the grader allows {gib} GiB beyond its own memory)",
+                   f"（评分程序在它自己占用的内存之外只允许再用 {gib} GiB）")
+    message = f"{type(e).__name__}: {_text_of(e)}"
+    return tr(f"raised {message}"
+              + (f" at line {frame.lineno} in {frame.name}: {frame.line}" if frame else "") + limit,
+              (f"在第 {frame.lineno} 行（{frame.name} 中）" if frame else "") + "抛出了异常" + limit
+              + "：" + under + under.join(message.splitlines() or [""])
+              + (under + frame.line if frame else ""))
 
 
 def _text_of(e: BaseException) -> str:
     try:
         return str(e)
     except BaseException:  # a __str__ that raises is one more way to break a report
-        return "(its message cannot be printed)"
+        return tr("(its message cannot be printed)", "（它的异常信息无法打印）")
 
 
 def _qualname(exc: BaseException) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import compare
 from .core import CheckFailed
+from .language import tr
 
 _recording: list | None = None  # a list while a check runs in the child
 
@@ -63,7 +64,8 @@ def recheck(entries: list) -> CheckFailed | None:
             elif kind == "shape" and len(args) == 4:
                 got, want, what, hint = args
                 if _shape(got) != _shape(want):
-                    raise CheckFailed(f"{_text(what)} of shape {want}", f"shape {got}", _text(hint))
+                    raise CheckFailed(compare.of_shape(_text(what), want),
+                                      tr(f"shape {got}", f"形状为 {got}"), _text(hint))
             else:
                 raise ValueError(f"not a comparison: a {type(entry).__name__}")
         except CheckFailed as failure:

@@ -21,6 +21,8 @@ import ast
 import re
 from pathlib import Path
 
+from .language import current_language
+
 HEADER = re.compile(r"^(?P<indent>\s*)Promises\b[^\n]*:\s*$")
 BULLET = re.compile(r"^(?P<indent>\s*)- (?P<key>[a-z][a-z0-9-]*): (?P<text>\S.*)$")
 # Words that state a contract: outside a Promises section they would promise unchecked.
@@ -114,7 +116,8 @@ def coverage(exercises, stub: Path) -> dict[str, list[str]]:
 
 def kept_by(exercise, check_name: str, stub: Path) -> list[str]:
     """The lines naming the promises the check ``check_name`` keeps, for a failure report: the
-    first after "promise:", the others under it."""
+    first after "promise:", the others under it. In Chinese, a label line says where they come
+    from, and each promise, quoted in the stub's English, is a line of its own under it."""
     if not exercise.promises or stub is None:
         return []
     try:
@@ -124,4 +127,7 @@ def kept_by(exercise, check_name: str, stub: Path) -> list[str]:
     kept = [f"{promise.replace(': ', ' - ', 1)}: {stated[promise]}"
             for promise, names in exercise.promises.items()
             if check_name in names and promise in stated]
+    if kept and current_language() == "zh":
+        return ["约定：    待补全文件的文档字符串中的原文（英文）：",
+                *(" " * 10 + line for line in kept)]
     return [f"{'promise:' if i == 0 else '':<10}{line}" for i, line in enumerate(kept)]

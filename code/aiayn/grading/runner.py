@@ -65,8 +65,8 @@ from pathlib import Path
 
 from . import evidence, promises, sandbox, tamper
 from .child import OUTPUT_KEPT, grade_in_child, load_file
-from .core import CheckFailed, Exercise
-from .language import current_language
+from .core import CheckFailed, Exercise, label
+from .language import current_language, tr
 from .report import CheckResult, Result, clean, format_result, printed_lines  # noqa: F401
 
 TIME_LIMIT_S = 30.0  # per check: generous for the graders' small inputs on a busy machine
@@ -137,8 +137,10 @@ def _titled(exercise: Exercise, checks: list[CheckResult]) -> list[CheckResult]:
 def not_run(rest, stalled_at: int, time_s: float, where: str = "") -> list[CheckResult]:
     """SKIP results for the checks ``rest``, after check number ``stalled_at`` (1-based) timed
     out; ``where`` names another exercise of the same file when that is where it happened."""
-    detail = (f"not run: your code did not finish check {stalled_at}{where} within {time_s:g} s; "
-              "fix that first, then grade again")
+    detail = tr(f"not run: your code did not finish check {stalled_at}{where} within {time_s:g} s; "
+                "fix that first, then grade again",
+                f"没有运行：{where}第 {stalled_at} 项检查在 {time_s:g} 秒内没有结束；先解决这个问题，"
+                "再重新评分")
     lang = current_language()
     return [CheckResult(c.name, "SKIP", detail, title=c.title(lang)) for c in rest]
 
@@ -231,21 +233,27 @@ def _verdict(exercise: Exercise, number: int, message, child) -> tuple[CheckResu
             and type(message[6]) is int):
         child.stop()
         return CheckResult(name, "ERROR", _ended_detail(sandbox.Ended(
-            "the process running your code sent something that is not this check's result",
-            "something wrote into the grader's result pipe; only the grader may"))), False
+            tr("the process running your code sent something that is not this check's result",
+               "运行你代码的进程发来的不是这项检查的结果"),
+            tr("something wrote into the grader's result pipe; only the grader may",
+               "有代码往评分程序的结果管道里写了东西；只有评分程序自己可以写")))), False
     _, _, status, detail, kept, output, output_size = message
     detail = clean(detail)
     if status == "PASS":
         try:
             failure = evidence.recheck(kept)
         except (ValueError, TypeError, OSError, EOFError) as e:
-            failure = CheckFailed("comparisons the grader can read again", f"unreadable ({e})",
-                                  "something changed what the grader sent itself")
+            failure = CheckFailed(tr("comparisons the grader can read again",
+                                     "评分程序能够重新读取的比较记录"),
+                                  tr(f"unreadable ({e})", f"无法读取：“{e}”"),
+                                  tr("something changed what the grader sent itself",
+                                     "有代码改动了评分程序发给自己的内容"))
         if failure is not None:
-            status, detail = "FAIL", clean(failure.report() + "\nnote:     this passed "
-                                           "inside the process that ran your code, but not when "
-                                           "the grader compared the same values again: did your "
-                                           "code change NumPy, PyTorch or the grader?")
+            status, detail = "FAIL", clean(failure.report() + "\n" + label("note:", "注意：") + tr(
+                "this passed inside the process that ran your code, but not when the grader "
+                "compared the same values again: did your code change NumPy, PyTorch or the "
+                "grader?", "这一项在运行你代码的进程里通过了，但评分程序重新比较同样的值时没有通过："
+                "你的代码是不是改动了 NumPy、PyTorch 或评分程序？"))
     return CheckResult(name, status, detail, printed_lines(output, output_size)), True
 
 
@@ -254,24 +262,34 @@ def _import_failure(message, child) -> CheckResult:
             and isinstance(message[1], str):
         detail = clean(message[1])
     elif isinstance(message, sandbox.Ended):
-        detail = _ended_detail(message, "importing the file: ")
-        if message.timed_out:
-            detail = detail.replace("\nhint:", "; no check was run\nhint:", 1)
+        detail = _ended_detail(message, tr("importing the file: ", "导入文件时，"),
+                               tr("; no check was run", "；没有运行任何检查")
+                               if message.timed_out else "")
     else:
         child.stop()
-        detail = "error:    importing the file: the process sent something that is not a result"
-    return CheckResult("the file imports", "ERROR", detail, printed_lines(*child.output(OUTPUT_KEPT)))
+        detail = label("error:", "出错：") + tr(
+            "importing the file: the process sent something that is not a result",
+            "导入文件时，运行你代码的进程发来的不是结果")
+    return CheckResult("the file imports", "ERROR", detail,
+                       printed_lines(*child.output(OUTPUT_KEPT)),
+                       title=tr("the file imports", "文件能够导入"))
 
 
-def _ended_detail(ended: sandbox.Ended, prefix: str = "") -> str:
-    return f"error:    {prefix}{ended.what}\nhint:     {ended.hint}"
+def _ended_detail(ended: sandbox.Ended, prefix: str = "", suffix: str = "") -> str:
+    return (f"{label('error:', '出错：')}{prefix}{ended.what}{suffix}\n"
+            f"{label('hint:', '提示：')}{ended.hint}")
 
 
 def _timed_out_detail(number: int, total: int, time_s: float) -> str:
     rest = total - number - 1
-    others = {0: "", 1: "; the other check was not run"}.get(
-        rest, f"; the other {rest} checks were not run")
-    return (f"error:    timed out: your code did not finish within {time_s:g} s on check "
-            f"{number + 1} of {total}, so the grader stopped it{others}\nhint:     look for a "
-            "loop that never ends or a call that waits (time.sleep, input()); --time-limit "
-            "SECONDS changes the limit")
+    others = {0: "", 1: tr("; the other check was not run", "；另一项检查没有运行")}.get(
+        rest, tr(f"; the other {rest} checks were not run", f"；其余 {rest} 项检查没有运行"))
+    return label("error:", "出错：") + tr(
+        f"timed out: your code did not finish within {time_s:g} s on check {number + 1} of "
+        f"{total}, so the grader stopped it{others}",
+        f"超时：你的代码在第 {number + 1} 项检查（共 {total} 项）中运行了 {time_s:g} 秒仍未结束，"
+        f"评分程序把它停了下来{others}") + "\n" + label("hint:", "提示：") + tr(
+        "look for a loop that never ends or a call that waits (time.sleep, input()); "
+        "--time-limit SECONDS changes the limit",
+        "找找永不结束的循环或会一直等待的调用（time.sleep、input()）；时限可以用 --time-limit "
+        "调整（单位为秒）")

@@ -27,6 +27,8 @@ import traceback
 import warnings
 from dataclasses import dataclass
 
+from .language import Text, tr
+
 MAX_MESSAGE = 64 << 20  # bytes; a bigger frame is not a grader's message
 _POLL_S = 0.1  # how often a quiet child is checked for having exited
 _PR_SET_PDEATHSIG = 1
@@ -53,10 +55,14 @@ class Ended:
 
 
 _SIGNAL_HINTS = {
-    signal.SIGKILL: "killed from outside the grader, most often by the system when memory runs out",
-    signal.SIGSEGV: "a crash in compiled code, e.g. recursion deeper than the C stack allows "
-                    "(a raised sys.setrecursionlimit)",
-    signal.SIGABRT: "compiled code aborted (os.abort, or a failed internal assertion)",
+    signal.SIGKILL: Text("killed from outside the grader, most often by the system when memory "
+                         "runs out", "被评分程序之外的进程杀掉了，最常见的是内存耗尽时被系统杀掉"),
+    signal.SIGSEGV: Text("a crash in compiled code, e.g. recursion deeper than the C stack allows "
+                         "(a raised sys.setrecursionlimit)",
+                         "编译代码崩溃了，例如递归深度超过了 C 栈的容量（调高过 "
+                         "sys.setrecursionlimit）"),
+    signal.SIGABRT: Text("compiled code aborted (os.abort, or a failed internal assertion)",
+                         "编译代码中止了（os.abort，或内部断言失败）"),
 }
 
 
@@ -119,9 +125,13 @@ class Child:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.stop()
-                return Ended(f"timed out: still running after {self.limits.time_s:g} s, so the "
-                             "grader stopped it", "look for a loop that never ends or a call that "
-                             "waits (time.sleep, input()); the limit is --time-limit", True)
+                time_s = f"{self.limits.time_s:g}"
+                return Ended(tr(f"timed out: still running after {time_s} s, so the grader "
+                                "stopped it", f"超时：{time_s} 秒后仍在运行，评分程序把它停了下来"),
+                             tr("look for a loop that never ends or a call that waits "
+                                "(time.sleep, input()); the limit is --time-limit",
+                                "找找永不结束的循环或会一直等待的调用（time.sleep、input()）；"
+                                "时限由 --time-limit 设定"), True)
             wait_ms = 1000 * min(left, _POLL_S)
             if self._read_fd is None:
                 time.sleep(wait_ms / 1000)
@@ -174,7 +184,7 @@ class Child:
             return None
         size = int.from_bytes(self._buffer[:8], "big")
         if size > MAX_MESSAGE:
-            return self._garbage(f"a frame of {size} bytes")
+            return self._garbage(tr(f"a frame of {size} bytes", f"一个 {size} 字节的数据帧"))
         if len(self._buffer) < 8 + size:
             return None
         data = bytes(self._buffer[8:8 + size])
@@ -182,12 +192,15 @@ class Child:
         try:
             return _NoClasses(io.BytesIO(data)).load()
         except Exception as e:
-            return self._garbage(f"{size} bytes that do not unpickle as plain data ({e})")
+            return self._garbage(tr(f"{size} bytes that do not unpickle as plain data ({e})",
+                                    f"{size} 字节无法还原成普通数据的内容：\n{' ' * 10}{e}"))
 
     def _garbage(self, what: str) -> Ended:
         self.stop()
-        return Ended(f"the process running your code sent {what} instead of a result",
-                     "something wrote into the grader's result pipe; only the grader may")
+        return Ended(tr(f"the process running your code sent {what} instead of a result",
+                        f"运行你代码的进程发来的不是结果，而是{what}"),
+                     tr("something wrote into the grader's result pipe; only the grader may",
+                        "有代码往评分程序的结果管道里写了东西；只有评分程序自己可以写"))
 
     def _exited(self) -> bool:
         if self.status is None:
@@ -201,16 +214,22 @@ class Child:
         code = os.waitstatus_to_exitcode(self.status)
         self.stop()
         if code >= 0:
-            return Ended(f"the process running your code exited with status {code} before the "
-                         "check finished", "an exercise returns its result; something called "
-                         "os._exit(...) or exit() in compiled code instead")
+            return Ended(tr(f"the process running your code exited with status {code} before "
+                            "the check finished",
+                            f"检查还没做完，运行你代码的进程就以状态 {code} 退出了"),
+                         tr("an exercise returns its result; something called os._exit(...) or "
+                            "exit() in compiled code instead",
+                            "练习应当用 return 返回结果；这里却有代码调用了 os._exit(...)，或在编译代码"
+                            "里调用了 exit()"))
         number = -code
         try:
             name = signal.Signals(number).name
         except ValueError:
             name = "unknown"
-        return Ended(f"the process running your code died with signal {number} ({name})",
-                     _SIGNAL_HINTS.get(number, "the process was stopped from outside"))
+        return Ended(tr(f"the process running your code died with signal {number} ({name})",
+                        f"运行你代码的进程被信号 {number}（{name}）终止了"),
+                     str(_SIGNAL_HINTS.get(number, Text("the process was stopped from outside",
+                                                        "这个进程被外部停止了"))))
 
 
 def _write_all(fd: int, data: bytes) -> None:

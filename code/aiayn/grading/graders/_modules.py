@@ -4,15 +4,20 @@ weights into it by name, and run both on the same inputs."""
 import numpy as np
 import torch
 
+from ..compare import of_shape
 from ..core import CheckFailed, need
+from ..language import tr
 
 
 def build(mod, name: str, *args, **kwargs):
     """``mod.<name>(*args, **kwargs)`` in float64 and eval mode (dropout off)."""
     module = need(mod, name)(*args, **kwargs)
     if not isinstance(module, torch.nn.Module):
-        raise CheckFailed(f"{name} to be an nn.Module", type(module).__name__,
-                          f"class {name}(nn.Module), with super().__init__() first in __init__")
+        raise CheckFailed(tr(f"{name} to be an nn.Module", f"{name} 是一个 nn.Module"),
+                          type(module).__name__,
+                          tr(f"class {name}(nn.Module), with super().__init__() first in __init__",
+                             f"写成 class {name}(nn.Module)，__init__ 的第一行调用 "
+                             "super().__init__()"))
     return module.double().eval()
 
 
@@ -26,24 +31,31 @@ def copy_weights(reader, course, key_map=lambda key: key) -> None:
     missing, extra = sorted(want.keys() - have.keys()), sorted(have.keys() - want.keys())
     if missing or extra:
         raise CheckFailed(
-            f"the course's {len(want)} parameter names", f"{len(missing)} missing, "
-            f"{len(extra)} unexpected", "name the sub-modules as the docstring says, so the "
-            f"grader can copy the course's weights into yours; missing: {few(missing)}; "
-            f"unexpected: {few(extra)}")
+            tr(f"the course's {len(want)} parameter names", f"课程模型的 {len(want)} 个参数名"),
+            tr(f"{len(missing)} missing, {len(extra)} unexpected",
+               f"缺少 {len(missing)} 个，多出 {len(extra)} 个"),
+            tr("name the sub-modules as the docstring says, so the grader can copy the course's "
+               f"weights into yours; missing: {few(missing)}; unexpected: {few(extra)}",
+               "按文档字符串的说法给子模块命名，评分程序才能把课程模型的权重复制到你的模块里；"
+               f"缺少：{few(missing)}；多出：{few(extra)}"))
     for key, value in want.items():
         if tuple(have[key].shape) != tuple(value.shape):
-            raise CheckFailed(f"{key} of shape {tuple(value.shape)}",
-                              f"shape {tuple(have[key].shape)}",
-                              "nn.Linear(in, out) stores its weight as (out, in); check the "
-                              "sizes you pass to the constructors")
+            raise CheckFailed(of_shape(key, tuple(value.shape)),
+                              tr(f"shape {tuple(have[key].shape)}",
+                                 f"形状为 {tuple(have[key].shape)}"),
+                              tr("nn.Linear(in, out) stores its weight as (out, in); check the "
+                                 "sizes you pass to the constructors",
+                                 "`nn.Linear(in, out)` 把权重存成 `(out, in)`；检查你传给构造函数的"
+                                 "尺寸"))
     reader.load_state_dict(want, strict=False)  # strict would trip over the reader's buffers
 
 
 def few(names: list, shown: int = 6) -> str:
     if not names:
-        return "none"
-    more = f" and {len(names) - shown} more" if len(names) > shown else ""
-    return ", ".join(names[:shown]) + more
+        return tr("none", "无")
+    more = (tr(f" and {len(names) - shown} more", f" 等，另有 {len(names) - shown} 个")
+            if len(names) > shown else "")
+    return tr(", ", "、").join(names[:shown]) + more
 
 
 def tensor(rng, *shape, scale=1.0):

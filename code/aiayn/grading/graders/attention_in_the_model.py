@@ -7,25 +7,43 @@ import numpy as np
 from ...np import masks as course_masks
 from ..compare import expect_array, expect_equal, expect_shape
 from ..core import CheckFailed, exercise, need
+from ..language import Text, tr
 
 ex = exercise("attention_in_the_model/target_mask", "attention_in_the_model/target_mask.py",
-              "target_mask: padding AND causal, (B, 1, T, T), True = may attend")
+              "target_mask: padding AND causal, (B, 1, T, T), True = may attend",
+              zh="target_mask：填充掩码与因果掩码取 AND，形状 (B, 1, T, T)，True 表示可以关注")
 
-OR = ("you combined the two masks with OR (|): a key is then visible if it is not padding OR "
-      "not in the future, so the decoder sees future tokens. Use AND (&): both must hold")
-UPPER = ("your causal part is upper triangular (np.triu, or j >= i): position i sees the "
-         "future and not the past. Keep the lower triangle, j <= i: np.tril")
-NO_DIAGONAL = ("your causal part blocks the diagonal (off by one): position i must see itself, "
-               "j <= i, np.tril(..., k=0)")
-NEXT_TOKEN = ("your causal part lets position i see i + 1, the next token, the one it must "
-              "predict (off by one): np.tril(..., k=0), not k=1")
-QUERY_PADDING = ("you masked padded queries (rows) instead of padded keys (columns): padding "
-                 "must be blocked along the LAST axis, (tokens != pad_id)[:, None, None, :]")
-NO_PADDING = "padding is missing: AND the causal mask with (tokens != pad_id)[:, None, None, :]"
-NO_CAUSAL = ("the causal part is missing: a position sees the future. AND the padding mask "
-             "with np.tril(np.ones((T, T), dtype=bool))")
-INVERTED = ("your mask is inverted: True must mean 'may attend' (not padding, not the future), "
-            "as in F.scaled_dot_product_attention's boolean attn_mask")
+OR = Text("you combined the two masks with OR (|): a key is then visible if it is not padding OR "
+          "not in the future, so the decoder sees future tokens. Use AND (&): both must hold",
+          "你用 OR（|）合并了两个掩码：这样一个键只要不是填充、或者不在未来，就能被看到，解码器于是"
+          "看到了未来的词元。要用 AND（&）：两个条件都得满足")
+UPPER = Text("your causal part is upper triangular (np.triu, or j >= i): position i sees the "
+             "future and not the past. Keep the lower triangle, j <= i: np.tril",
+             "你的因果部分是上三角（np.triu，或 j >= i）：位置 i 看到的是未来而不是过去。要保留"
+             "下三角，j <= i：np.tril")
+NO_DIAGONAL = Text("your causal part blocks the diagonal (off by one): position i must see "
+                   "itself, j <= i, np.tril(..., k=0)",
+                   "你的因果部分把对角线也屏蔽了（差了一位）：位置 i 必须能看到自己，j <= i，"
+                   "np.tril(..., k=0)")
+NEXT_TOKEN = Text("your causal part lets position i see i + 1, the next token, the one it must "
+                  "predict (off by one): np.tril(..., k=0), not k=1",
+                  "你的因果部分让位置 i 看到了 i + 1，也就是它要预测的下一个词元（差了一位）："
+                  "应该是 np.tril(..., k=0)，不是 k=1")
+QUERY_PADDING = Text("you masked padded queries (rows) instead of padded keys (columns): padding "
+                     "must be blocked along the LAST axis, (tokens != pad_id)[:, None, None, :]",
+                     "你屏蔽的是填充的查询（行），应该屏蔽填充的键（列）：填充要沿最后一维屏蔽，"
+                     "(tokens != pad_id)[:, None, None, :]")
+NO_PADDING = Text("padding is missing: AND the causal mask with "
+                  "(tokens != pad_id)[:, None, None, :]",
+                  "缺了填充部分：把因果掩码与 (tokens != pad_id)[:, None, None, :] 取 AND")
+NO_CAUSAL = Text("the causal part is missing: a position sees the future. AND the padding mask "
+                 "with np.tril(np.ones((T, T), dtype=bool))",
+                 "缺了因果部分：每个位置都能看到未来。把填充掩码与 "
+                 "np.tril(np.ones((T, T), dtype=bool)) 取 AND")
+INVERTED = Text("your mask is inverted: True must mean 'may attend' (not padding, not the "
+                "future), as in F.scaled_dot_product_attention's boolean attn_mask",
+                "掩码整体反了：True 必须表示“可以关注”（不是填充，也不在未来），与 "
+                "F.scaled_dot_product_attention 的布尔 attn_mask 相同")
 
 
 def token_ids(rng, B, T, pad_id, padding_at_end=True):
@@ -43,9 +61,11 @@ def token_ids(rng, B, T, pad_id, padding_at_end=True):
     return ids
 
 
-FROM_LENGTHS = ("you computed each sentence's length and blocked the keys after it: decide from "
-                "the ids, tokens != pad_id, since padding may stand anywhere (here it also "
-                "stands first)")
+FROM_LENGTHS = Text("you computed each sentence's length and blocked the keys after it: decide "
+                    "from the ids, tokens != pad_id, since padding may stand anywhere (here it "
+                    "also stands first)",
+                    "你先算出每个句子的长度，再屏蔽它后面的键：要直接根据 id 判断，"
+                    "tokens != pad_id，因为填充可以出现在任何位置（这里句首也有填充）")
 
 
 def mistakes(ids, pad_id):
@@ -70,24 +90,30 @@ def mistakes(ids, pad_id):
 def expect_mask(got, ids, pad_id):
     expect_array(got, "numpy", "target_mask")
     if got.dtype != bool:
-        raise CheckFailed("a mask of dtype bool", str(got.dtype), "masks are boolean: compare "
-                          "(tokens != pad_id) and build the triangle with dtype=bool; a 0/1 "
-                          "number mask is not a condition")
+        raise CheckFailed(tr("a mask of dtype bool", "布尔型（`dtype=bool`）的掩码"), str(got.dtype),
+                          tr("masks are boolean: compare (tokens != pad_id) and build the "
+                             "triangle with dtype=bool; a 0/1 number mask is not a condition",
+                             "掩码是布尔值：比较 (tokens != pad_id)，用 dtype=bool 构造三角矩阵；"
+                             "由 0/1 数值组成的掩码不是条件"))
     want = course_masks.target_mask(ids, pad_id)
-    expect_shape(got, want.shape, "target_mask", "padding (B, 1, 1, T) & causal (1, 1, T, T) "
-                 "broadcasts to (B, 1, T, T)")
-    expect_equal(got, want, "target_mask", "entry [b, 0, i, j] is True when key j is not "
-                 "padding AND j <= i", mistakes(ids, pad_id))
+    expect_shape(got, want.shape, "target_mask", tr(
+        "padding (B, 1, 1, T) & causal (1, 1, T, T) broadcasts to (B, 1, T, T)",
+        "填充 (B, 1, 1, T) & 因果 (1, 1, T, T) 广播成 (B, 1, T, T)"))
+    expect_equal(got, want, "target_mask", tr(
+        "entry [b, 0, i, j] is True when key j is not padding AND j <= i",
+        "当键 j 不是填充并且 j <= i 时，元素 [b, 0, i, j] 为 True"), mistakes(ids, pad_id))
 
 
-@ex.check("bool (B, 1, T, T), equal to the course's target_mask on a padded batch")
+@ex.check("bool (B, 1, T, T), equal to the course's target_mask on a padded batch",
+          zh="布尔型 (B, 1, T, T)，在有填充的批次上与课程的 target_mask 相同")
 def _(mod, rng):
     pad_id = int(rng.integers(0, 4))  # not always 0: pad_id is an argument
     ids = token_ids(rng, int(rng.integers(3, 5)), int(rng.integers(5, 9)), pad_id)
     expect_mask(need(mod, "target_mask")(ids.copy(), pad_id), ids, pad_id)
 
 
-@ex.check("without padding it is the causal mask, for every sentence")
+@ex.check("without padding it is the causal mask, for every sentence",
+          zh="没有填充时，每个句子的掩码都是因果掩码")
 def _(mod, rng):
     pad_id = int(rng.integers(0, 4))
     ids = token_ids(rng, int(rng.integers(2, 4)), int(rng.integers(4, 8)), pad_id)
@@ -95,7 +121,8 @@ def _(mod, rng):
     expect_mask(need(mod, "target_mask")(ids.copy(), pad_id), ids, pad_id)
 
 
-@ex.check("follows the ids: padding anywhere, and a single position (T = 1)")
+@ex.check("follows the ids: padding anywhere, and a single position (T = 1)",
+          zh="依据 id 判断：填充可在任意位置，也能处理只有一个位置的情况（T = 1）")
 def _(mod, rng):
     pad_id = int(rng.integers(0, 4))
     ids = token_ids(rng, int(rng.integers(2, 4)), int(rng.integers(5, 8)), pad_id,

@@ -8,21 +8,33 @@ import numpy as np
 from ...inference.beam_search import length_penalty as course_penalty
 from ..compare import expect_close, raised
 from ..core import CheckFailed, exercise, need
-from ..language import tr
+from ..language import Text, tr
 
 ex = exercise("copy_task/length_penalty", "copy_task/length_penalty.py",
-              "GNMT length penalty ((5 + |Y|) / 6)^alpha and the score log P / lp")
+              "GNMT length penalty ((5 + |Y|) / 6)^alpha and the score log P / lp",
+              zh="GNMT 的长度惩罚 ((5 + |Y|) / 6)^alpha 与得分 log P / lp")
 
-NO_SIX = ("you left out the division by 6: (5 + |Y|) ** alpha is ((5 + |Y|) / 6) ** alpha times "
-          "6 ** alpha, a constant factor. It ranks the hypotheses of one alpha the same way, "
-          "so a test of rankings would miss it, but lp(1) must be 1 and the scores (which beam "
-          "search reports and compares with each other at one alpha) are off by 6 ** alpha")
-TIMES_ALPHA = ("alpha is an exponent: ((5 + |Y|) / 6) ** alpha, not ((5 + |Y|) / 6) * alpha")
-NO_FIVE = ("the 5 is missing: GNMT's penalty is ((5 + |Y|) / 6) ** alpha; the 5 keeps the "
-           "penalty of short outputs from changing too fast")
-ONE_PLUS = ("the constant is 5, not 1: ((5 + |Y|) / 6) ** alpha, which is 1 at |Y| = 1")
-TIMES_LP = ("divide by the penalty: score = log P / lp. log P is negative, so dividing by "
-            "lp >= 1 raises the score of long outputs; multiplying would punish them further")
+NO_SIX = Text("you left out the division by 6: (5 + |Y|) ** alpha is ((5 + |Y|) / 6) ** alpha "
+              "times 6 ** alpha, a constant factor. It ranks the hypotheses of one alpha the "
+              "same way, so a test of rankings would miss it, but lp(1) must be 1 and the scores "
+              "(which beam search reports and compares with each other at one alpha) are off "
+              "by 6 ** alpha",
+              "你漏了除以 6：(5 + |Y|) ** alpha 等于 ((5 + |Y|) / 6) ** alpha 乘以常数因子 "
+              "6 ** alpha。同一个 alpha 下，它给各个候选排出的顺序不变，所以只比较排序的测试发现"
+              "不了；但 lp(1) 必须等于 1，而且得分（束搜索报告出来、在同一个 alpha 下互相比较的"
+              "值）差了 6 ** alpha 倍")
+TIMES_ALPHA = Text("alpha is an exponent: ((5 + |Y|) / 6) ** alpha, not ((5 + |Y|) / 6) * alpha",
+                   "alpha 是指数：((5 + |Y|) / 6) ** alpha，不是 ((5 + |Y|) / 6) * alpha")
+NO_FIVE = Text("the 5 is missing: GNMT's penalty is ((5 + |Y|) / 6) ** alpha; the 5 keeps the "
+               "penalty of short outputs from changing too fast",
+               "缺了 5：GNMT 的惩罚是 ((5 + |Y|) / 6) ** alpha；加上 5，短输出的惩罚才不会变得"
+               "太快")
+ONE_PLUS = Text("the constant is 5, not 1: ((5 + |Y|) / 6) ** alpha, which is 1 at |Y| = 1",
+                "常数是 5，不是 1：((5 + |Y|) / 6) ** alpha，在 |Y| = 1 时等于 1")
+TIMES_LP = Text("divide by the penalty: score = log P / lp. log P is negative, so dividing by "
+                "lp >= 1 raises the score of long outputs; multiplying would punish them further",
+                "要除以惩罚项：score = log P / lp。log P 是负数，除以 lp >= 1 会提高长输出的"
+                "得分；乘上去反而会进一步惩罚它们")
 
 
 def penalty_mistakes(L, a):
@@ -43,11 +55,13 @@ def as_float(value, what):
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise CheckFailed(f"{what} as a number", type(value).__name__,
-                          "return a float (or a 0-d NumPy value) for a scalar input") from None
+        raise CheckFailed(tr(f"{what} as a number", f"{what} 返回一个数"), type(value).__name__,
+                          tr("return a float (or a 0-d NumPy value) for a scalar input",
+                             "标量输入要返回一个 float（或 0 维的 NumPy 值）")) from None
 
 
-@ex.check("length_penalty equals ((5 + |Y|) / 6) ** alpha (values, not only the ranking)")
+@ex.check("length_penalty equals ((5 + |Y|) / 6) ** alpha (values, not only the ranking)",
+          zh="length_penalty 等于 ((5 + |Y|) / 6) ** alpha（比较数值，不只比较排序）")
 def _(mod, rng):
     lp = need(mod, "length_penalty")
     for L, a in cases(rng):
@@ -57,22 +71,27 @@ def _(mod, rng):
                      [(np.array([v]), h) for v, h in penalty_mistakes(L, a)], atol=1e-12)
 
 
-@ex.check("alpha = 0 gives 1 for every length; length 1 gives 1 for every alpha")
+@ex.check("alpha = 0 gives 1 for every length; length 1 gives 1 for every alpha",
+          zh="alpha = 0 时任何长度都得 1；长度为 1 时任何 alpha 都得 1")
 def _(mod, rng):
     lp = need(mod, "length_penalty")
     for L in rng.integers(1, 61, 4):
         expect_close(np.array([as_float(lp(int(L), 0.0), "length_penalty")]), np.array([1.0]),
-                     f"length_penalty({int(L)}, 0.0)", "anything ** 0 is 1: alpha = 0 turns "
-                     "the penalty off and beam search ranks by raw log-probabilities",
+                     f"length_penalty({int(L)}, 0.0)", tr(
+                         "anything ** 0 is 1: alpha = 0 turns the penalty off and beam search "
+                         "ranks by raw log-probabilities",
+                         "任何数的 0 次方都是 1：alpha = 0 关掉了惩罚，束搜索直接按对数概率排序"),
                      atol=1e-12)
     a = float(np.round(rng.uniform(0.1, 1.5), 3))
     expect_close(np.array([as_float(lp(1, a), "length_penalty")]), np.array([1.0]),
-                 f"length_penalty(1, {a})", "(5 + 1) / 6 = 1: one generated token is not "
-                 "penalised", [(np.array([v]), h) for v, h in penalty_mistakes(1, a)],
-                 atol=1e-12)
+                 f"length_penalty(1, {a})", tr("(5 + 1) / 6 = 1: one generated token is not "
+                                               "penalised",
+                                               "(5 + 1) / 6 = 1：只生成一个词元时不受惩罚"),
+                 [(np.array([v]), h) for v, h in penalty_mistakes(1, a)], atol=1e-12)
 
 
-@ex.check("normalised_score equals log P / lp, the score beam search ranks by")
+@ex.check("normalised_score equals log P / lp, the score beam search ranks by",
+          zh="normalised_score 等于 log P / lp，也就是束搜索排序所用的得分")
 def _(mod, rng):
     score = need(mod, "normalised_score")
     for L, a in cases(rng):
@@ -86,10 +105,10 @@ def _(mod, rng):
                      "log_prob / length_penalty(length, alpha)", found, atol=1e-12)
 
 
-ELEMENTWISE_HINT = tr("use only + / ** (or NumPy functions) on length and log_prob: no int(), "
-                      "float(), math.pow or Python loops, which take one number, not an array",
-                      "对 length 和 log_prob 只用 + / **（或 NumPy 函数）：不要用 int()、float()、"
-                      "math.pow 或 Python 循环，它们只接受一个数，不接受数组")
+ELEMENTWISE_HINT = Text("use only + / ** (or NumPy functions) on length and log_prob: no int(), "
+                        "float(), math.pow or Python loops, which take one number, not an array",
+                        "对 length 和 log_prob 只用 + / **（或 NumPy 函数）：不要用 int()、"
+                        "float()、math.pow 或 Python 循环，它们只接受一个数，不接受数组")
 
 
 def on_arrays(call, what):
@@ -97,7 +116,8 @@ def on_arrays(call, what):
     try:
         return np.asarray(call(), dtype=float)
     except (TypeError, ValueError) as error:
-        raise CheckFailed(f"{what} for an array", raised(error), ELEMENTWISE_HINT) from None
+        raise CheckFailed(tr(f"{what} for an array", f"{what} 能处理数组"), raised(error),
+                          ELEMENTWISE_HINT) from None
 
 
 def array_case(rng):

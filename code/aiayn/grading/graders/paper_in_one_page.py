@@ -8,16 +8,23 @@ from ...lab.rnn_vs_attention import ElmanRNN
 from ..calls import lines_run
 from ..compare import expect_array, expect_close, expect_shape, raised
 from ..core import CheckFailed, exercise, need
-from ..language import tr
+from ..language import Text, tr
 
 ex = exercise("paper_in_one_page/elman_rnn", "paper_in_one_page/elman_rnn.py",
-              "the Elman RNN h_t = tanh(x_t W + h_{t-1} U + b), a loop over time")
+              "the Elman RNN h_t = tanh(x_t W + h_{t-1} U + b), a loop over time",
+              zh="Elman RNN：h_t = tanh(x_t W + h_{t-1} U + b)，一个按时间的循环")
 
-NO_RECURRENCE = ("your h_t does not depend on h_{t-1}: every step computed tanh(x_t W + b) "
-                 "alone. Carry h from one step to the next and add h_{t-1} U inside the tanh")
-NO_TANH = ("your states are not squashed: apply tanh to x_t W + h_{t-1} U + b at every step "
-           "(without it the recurrence is linear and its states can grow without bound)")
-H0_IGNORED = ("the first step must start from h0 when one is given (zeros only when h0 is None)")
+NO_RECURRENCE = Text("your h_t does not depend on h_{t-1}: every step computed tanh(x_t W + b) "
+                     "alone. Carry h from one step to the next and add h_{t-1} U inside the tanh",
+                     "你的 h_t 不依赖 h_{t-1}：每一步都只算了 tanh(x_t W + b)。要把 h 从一步带到下"
+                     "一步，并在 tanh 里面加上 h_{t-1} U")
+NO_TANH = Text("your states are not squashed: apply tanh to x_t W + h_{t-1} U + b at every step "
+               "(without it the recurrence is linear and its states can grow without bound)",
+               "你的状态没有经过压缩：每一步都要对 x_t W + h_{t-1} U + b 取 tanh（没有它，递推就"
+               "是线性的，状态可能无限增大）")
+H0_IGNORED = Text("the first step must start from h0 when one is given (zeros only when h0 is "
+                  "None)", "给了 h0 时，第一步必须从 h0 出发（只有 h0 为 None 时才从零开始）")
+STATES = Text("states", "各步的状态")
 
 
 def random_rnn(rng):
@@ -56,29 +63,33 @@ def mistakes(course, x, h0=None):
     return found
 
 
-@ex.check("returns all states (B, T, d_hidden), equal to the course's ElmanRNN from h0 = 0")
+@ex.check("returns all states (B, T, d_hidden), equal to the course's ElmanRNN from h0 = 0",
+          zh="返回所有状态 (B, T, d_hidden)，h0 = 0 时与课程的 ElmanRNN 相同")
 def _(mod, rng):
     course, x, _ = random_rnn(rng)
     with torch.no_grad():
         got = run(mod, course, x)
         want = course(x)
-    expect_array(got, "torch", "states")
-    expect_shape(got, want.shape, "states", "stack h_1 .. h_T on axis 1 (batch first): "
-                 "torch.stack(states, dim=1)")
-    expect_close(got, want, "states", "h_t = tanh(x_t W + h_{t-1} U + b), starting from zeros",
+    expect_array(got, "torch", STATES)
+    expect_shape(got, want.shape, STATES, tr(
+        "stack h_1 .. h_T on axis 1 (batch first): torch.stack(states, dim=1)",
+        "把 h_1 .. h_T 沿第 1 维叠起来（批次在前）：torch.stack(states, dim=1)"))
+    expect_close(got, want, STATES, tr("h_t = tanh(x_t W + h_{t-1} U + b), starting from zeros",
+                                       "h_t = tanh(x_t W + h_{t-1} U + b)，从零开始"),
                  mistakes(course, x))
 
 
-@ex.check("starts from a given h0")
+@ex.check("starts from a given h0", zh="从给定的 h0 出发")
 def _(mod, rng):
     course, x, h0 = random_rnn(rng)
     with torch.no_grad():
-        expect_close(run(mod, course, x, h0), course(x, h0), "states",
-                     "the first step uses h0: h_1 = tanh(x_1 W + h0 U + b)",
-                     mistakes(course, x, h0))
+        expect_close(run(mod, course, x, h0), course(x, h0), STATES, tr(
+            "the first step uses h0: h_1 = tanh(x_1 W + h0 U + b)",
+            "第一步用到 h0：h_1 = tanh(x_1 W + h0 U + b)"), mistakes(course, x, h0))
 
 
-@ex.check("equals torch.nn.RNN with the same weights (W = W_ih^T, U = W_hh^T, b = b_ih + b_hh)")
+@ex.check("equals torch.nn.RNN with the same weights (W = W_ih^T, U = W_hh^T, b = b_ih + b_hh)",
+          zh="权重相同时与 torch.nn.RNN 一致（W = W_ih^T，U = W_hh^T，b = b_ih + b_hh）")
 def _(mod, rng):
     course, x, h0 = random_rnn(rng)
     d_in, d_hidden = course.w.shape
@@ -88,13 +99,15 @@ def _(mod, rng):
             p.copy_(torch.from_numpy(rng.standard_normal(tuple(p.shape)) * 0.5))
         course.copy_from(rnn)
         want, _ = rnn(x, h0[None])
-        expect_close(run(mod, course, x, h0), want, "states",
-                     "nn.RNN computes tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh): with "
-                     "W = W_ih^T and U = W_hh^T, multiply as x_t @ W and h @ U",
-                     mistakes(course, x, h0))
+        expect_close(run(mod, course, x, h0), want, STATES, tr(
+            "nn.RNN computes tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh): with W = W_ih^T "
+            "and U = W_hh^T, multiply as x_t @ W and h @ U",
+            "nn.RNN 计算的是 tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)：取 W = W_ih^T，"
+            "U = W_hh^T，按 x_t @ W 和 h @ U 相乘"), mistakes(course, x, h0))
 
 
-@ex.check("h_t depends on x_1 .. x_t: earlier states ignore later inputs, later ones remember")
+@ex.check("h_t depends on x_1 .. x_t: earlier states ignore later inputs, later ones remember",
+          zh="h_t 取决于 x_1 .. x_t：较早的状态不受后面输入的影响，较晚的状态记得前面的输入")
 def _(mod, rng):
     course, x, h0 = random_rnn(rng)
     t0 = int(rng.integers(1, x.shape[1] - 1))
@@ -102,15 +115,19 @@ def _(mod, rng):
     changed[:, t0] += 1.0
     with torch.no_grad():
         before, after = run(mod, course, x, h0), run(mod, course, changed, h0)
-    expect_close(after[:, :t0], before[:, :t0], f"states before step {t0} unchanged",
-                 "a state may only depend on the inputs up to its own step: no look-ahead")
+    expect_close(after[:, :t0], before[:, :t0], tr(f"states before step {t0} unchanged",
+                                                   f"第 {t0} 步之前的状态保持不变"),
+                 tr("a state may only depend on the inputs up to its own step: no look-ahead",
+                    "一个状态只能依赖它这一步及之前的输入：不能偷看后面"))
     moved = (after[:, t0 + 1:] - before[:, t0 + 1:]).abs().amax().item()
     if moved < 1e-9:
-        raise CheckFailed(f"the states after step {t0} to change when x_{t0} changes",
-                          f"largest change {moved:.3g}", NO_RECURRENCE)
+        raise CheckFailed(tr(f"the states after step {t0} to change when x_{t0} changes",
+                             f"x_{t0} 改变时，第 {t0} 步之后的状态随之改变"),
+                          tr(f"largest change {moved:.3g}", f"最大变化 {moved:.3g}"), NO_RECURRENCE)
 
 
-@ex.check("gradients reach the first input and equal the course's")
+@ex.check("gradients reach the first input and equal the course's",
+          zh="梯度能传到第一个输入，并与课程的实现一致")
 def _(mod, rng):
     course, x, h0 = random_rnn(rng)
     x_mine, x_course = x.clone().requires_grad_(), x.clone().requires_grad_()
@@ -120,24 +137,26 @@ def _(mod, rng):
         (out * g).sum().backward()
     (course(x_course, h0) * g).sum().backward()
     if x_mine.grad is None:
-        raise CheckFailed("a gradient for x", "None", "keep the computation in PyTorch: no "
-                          ".numpy(), .item() or .detach() inside the loop")
-    expect_close(x_mine.grad, x_course.grad, "gradient of x", "the gradients follow from a "
-                 "correct forward pass; look at the forward checks first", atol=1e-10)
+        raise CheckFailed(tr("a gradient for x", "x 有梯度"), "None", tr(
+            "keep the computation in PyTorch: no .numpy(), .item() or .detach() inside the loop",
+            "整个计算都留在 PyTorch 里：循环中不要用 .numpy()、.item() 或 .detach()"))
+    expect_close(x_mine.grad, x_course.grad, tr("gradient of x", "x 的梯度"), tr(
+        "the gradients follow from a correct forward pass; look at the forward checks first",
+        "前向传播对了，梯度自然就对：先看前向传播的那几项检查"), atol=1e-10)
 
 
 LOOP = "a loop over t: 6 steps run more lines than 3"
 DTYPE = "keeps the dtype of x: float32 in, float32 out"
 
 
-@ex.check(LOOP, zh="按 t 循环：6 步比 3 步运行更多行代码")
+@ex.check(LOOP, zh="对 t 循环：6 步比 3 步运行的代码行数多")
 def _(mod, rng):
     course, x, h0 = random_rnn(rng)
     with torch.no_grad():
         lines = {T: lines_run(run, mod, course, x[:, :T], h0[:, :]) for T in (3, 6)}
     if lines[6] <= lines[3]:
         raise CheckFailed(tr("more lines of your code for 6 steps than for 3",
-                             "6 步比 3 步运行更多行代码"),
+                             "6 步比 3 步运行的代码行数多"),
                           tr(f"{lines[3]} lines for 3 steps, {lines[6]} for 6",
                              f"3 步运行 {lines[3]} 行，6 步运行 {lines[6]} 行"),
                           tr("step t needs h_{t-1}: write the recurrence as a loop, for t in "
@@ -164,11 +183,13 @@ def _(mod, rng):
         except RuntimeError as error:  # mixed dtypes in a matmul
             if isinstance(error, NotImplementedError):  # the stub: a TODO, not a failure
                 raise
-            raise CheckFailed(f"states of dtype {dtype}", raised(error), hint) from None
-        expect_array(got, "torch", "states")
+            raise CheckFailed(tr(f"states of dtype {dtype}", f"dtype 为 {dtype} 的状态"),
+                              raised(error), hint) from None
+        expect_array(got, "torch", STATES)
         if got.dtype != dtype:
-            raise CheckFailed(f"states of dtype {dtype} for x of dtype {dtype}", str(got.dtype),
-                              hint)
+            raise CheckFailed(tr(f"states of dtype {dtype} for x of dtype {dtype}",
+                                 f"x 的 dtype 为 {dtype} 时，状态的 dtype 也是 {dtype}"),
+                              str(got.dtype), hint)
 
 
 ex.keeps({

@@ -9,20 +9,29 @@ import torch
 from ...lab.layer_types_np import Convolution
 from ..compare import call_on_read_only, expect_array, expect_close, expect_shape
 from ..core import CheckFailed, exercise, need
-from ..language import tr
+from ..language import Text, tr
 
 ex = exercise("why_self_attention/convolution", "why_self_attention/convolution.py",
-              "a centred 1-D convolution over time, y_t = b + sum_j x_{t + (j - (k-1)/2) D} W_j")
+              "a centred 1-D convolution over time, y_t = b + sum_j x_{t + (j - (k-1)/2) D} W_j",
+              zh="沿时间的居中一维卷积：y_t = b + sum_j x_{t + (j - (k-1)/2) D} W_j")
 
-FLIPPED = ("you flipped the kernel: tap j must read position t + (j - (k-1)/2) D, so tap 0 is "
-           "the earliest position. nn.Conv1d (and every layer of §4) computes a cross-"
-           "correlation; the textbook convolution's flip is not done")
-ONE_SIDED = ("your output is shifted: you padded (k-1) D zeros on one side only, which makes a "
-             "causal convolution. The layer is centred: pad (k-1)/2 * D zeros at each end")
-NO_DILATION = ("you ignored the dilation: neighbouring taps must be D positions apart, "
-               "x_{t + (j - (k-1)/2) D}, and the padding (k-1)/2 * D at each end")
-SAME_LENGTH = ("the output keeps the length T: pad (k-1)/2 * D zeros before the first and "
-               "after the last position (a 'valid' convolution would lose k - 1 positions)")
+FLIPPED = Text("you flipped the kernel: tap j must read position t + (j - (k-1)/2) D, so tap 0 "
+               "is the earliest position. nn.Conv1d (and every layer of §4) computes a cross-"
+               "correlation; the textbook convolution's flip is not done",
+               "你把卷积核翻转了：第 j 个抽头要读位置 t + (j - (k-1)/2) D，所以第 0 个抽头对应最早"
+               "的位置。nn.Conv1d（以及 §4 里的每一种层）计算的是互相关，不做教科书中卷积的那次翻转")
+ONE_SIDED = Text("your output is shifted: you padded (k-1) D zeros on one side only, which makes "
+                 "a causal convolution. The layer is centred: pad (k-1)/2 * D zeros at each end",
+                 "你的输出错位了：你只在一侧补了 (k-1) D 个零，那是因果卷积。这一层是居中的：两端"
+                 "各补 (k-1)/2 * D 个零")
+NO_DILATION = Text("you ignored the dilation: neighbouring taps must be D positions apart, "
+                   "x_{t + (j - (k-1)/2) D}, and the padding (k-1)/2 * D at each end",
+                   "你忽略了膨胀系数：相邻抽头要相隔 D 个位置，x_{t + (j - (k-1)/2) D}，两端各补 "
+                   "(k-1)/2 * D 个零")
+SAME_LENGTH = Text("the output keeps the length T: pad (k-1)/2 * D zeros before the first and "
+                   "after the last position (a 'valid' convolution would lose k - 1 positions)",
+                   "输出保持长度 T：在第一个位置之前和最后一个位置之后各补 (k-1)/2 * D 个零"
+                   "（不补零的卷积会少 k - 1 个位置）")
 
 
 def setup(rng, k=3, dilation=1, T=None):
@@ -59,37 +68,48 @@ def call(mod, x, conv, dilation):
     got = need(mod, "convolution")(x.copy(), conv.weight.copy(), conv.bias.copy(), dilation)
     expect_array(got, "numpy", "output")
     if np.shape(got)[:2] != x.shape[:2]:
-        raise CheckFailed(f"an output of shape {x.shape[:2] + (conv.weight.shape[0],)}",
-                          f"shape {tuple(np.shape(got))}", SAME_LENGTH)
-    expect_shape(got, x.shape[:2] + (conv.weight.shape[0],), "output",
-                 "the output has d_out features: weight is (d_out, d_in, k), and tap j maps "
-                 "x (.., d_in) with weight[:, :, j].T")
+        shape = x.shape[:2] + (conv.weight.shape[0],)
+        raise CheckFailed(tr(f"an output of shape {shape}", f"形状为 {shape} 的输出"),
+                          tr(f"shape {tuple(np.shape(got))}", f"形状为 {tuple(np.shape(got))}"),
+                          SAME_LENGTH)
+    expect_shape(got, x.shape[:2] + (conv.weight.shape[0],), "output", tr(
+        "the output has d_out features: weight is (d_out, d_in, k), and tap j maps x (.., d_in) "
+        "with weight[:, :, j].T",
+        "输出有 d_out 个特征：weight 的形状是 (d_out, d_in, k)，第 j 个抽头用 weight[:, :, j].T "
+        "映射 x (.., d_in)"))
     return got
 
 
-@ex.check("shape (B, T, d_out); equals the course's Convolution, k = 3")
+@ex.check("shape (B, T, d_out); equals the course's Convolution, k = 3",
+          zh="形状为 (B, T, d_out)；k = 3 时与课程的 Convolution 一致")
 def _(mod, rng):
     x, conv = setup(rng)
-    expect_close(call(mod, x, conv, 1), conv(x), "output",
-                 "y_t = b + sum_j x_{t + j - 1} W_j, with zeros beyond the ends", mistakes(x, conv, 1))
+    expect_close(call(mod, x, conv, 1), conv(x), "output", tr(
+        "y_t = b + sum_j x_{t + j - 1} W_j, with zeros beyond the ends",
+        "y_t = b + sum_j x_{t + j - 1} W_j，两端之外取 0"), mistakes(x, conv, 1))
 
 
-@ex.check("wider kernels and dilation D: taps D positions apart")
+@ex.check("wider kernels and dilation D: taps D positions apart",
+          zh="更宽的卷积核和膨胀系数 D：抽头相隔 D 个位置")
 def _(mod, rng):
     for k, dilation in ((5, 1), (3, 2), (5, 3)):
         x, conv = setup(rng, k, dilation)
-        expect_close(call(mod, x, conv, dilation), conv(x), f"output (k = {k}, D = {dilation})",
-                     "tap j reads x_{t + (j - (k-1)/2) D}", mistakes(x, conv, dilation))
+        expect_close(call(mod, x, conv, dilation), conv(x), tr(
+            f"output (k = {k}, D = {dilation})", f"输出（k = {k}，D = {dilation}）"), tr(
+            "tap j reads x_{t + (j - (k-1)/2) D}", "第 j 个抽头读 x_{t + (j - (k-1)/2) D}"),
+            mistakes(x, conv, dilation))
 
 
-@ex.check("sequences shorter than the kernel: everything beyond the ends is zero")
+@ex.check("sequences shorter than the kernel: everything beyond the ends is zero",
+          zh="序列比卷积核还短：两端之外全部取 0")
 def _(mod, rng):
     x, conv = setup(rng, k=7, T=2)
-    expect_close(call(mod, x, conv, 1), conv(x), "output (T = 2, k = 7)", SAME_LENGTH,
-                 mistakes(x, conv, 1))
+    expect_close(call(mod, x, conv, 1), conv(x), tr("output (T = 2, k = 7)", "输出（T = 2，k = 7）"),
+                 SAME_LENGTH, mistakes(x, conv, 1))
 
 
-@ex.check("equals torch.nn.Conv1d with the same weights (which reads (B, d_in, T))")
+@ex.check("equals torch.nn.Conv1d with the same weights (which reads (B, d_in, T))",
+          zh="权重相同时与 torch.nn.Conv1d 一致（它读入的形状是 (B, d_in, T)）")
 def _(mod, rng):
     x, conv = setup(rng, k=5, dilation=2)
     d_out, d_in, k = conv.weight.shape
@@ -98,11 +118,14 @@ def _(mod, rng):
         ref.weight.copy_(torch.from_numpy(conv.weight))
         ref.bias.copy_(torch.from_numpy(conv.bias))
         want = ref(torch.from_numpy(x).transpose(1, 2)).transpose(1, 2).numpy()
-    expect_close(call(mod, x, conv, 2), want, "output", "nn.Conv1d(d_in, d_out, k, padding="
-                 "(k-1)/2 * D, dilation=D) on x.transpose(1, 2)", mistakes(x, conv, 2))
+    expect_close(call(mod, x, conv, 2), want, "output", tr(
+        "nn.Conv1d(d_in, d_out, k, padding=(k-1)/2 * D, dilation=D) on x.transpose(1, 2)",
+        "对 x.transpose(1, 2) 做 nn.Conv1d(d_in, d_out, k, padding=(k-1)/2 * D, dilation=D)"),
+        mistakes(x, conv, 2))
 
 
-@ex.check("output t depends on x_{t - (k-1)/2 D} .. x_{t + (k-1)/2 D} only")
+@ex.check("output t depends on x_{t - (k-1)/2 D} .. x_{t + (k-1)/2 D} only",
+          zh="输出 t 只取决于 x_{t - (k-1)/2 D} .. x_{t + (k-1)/2 D}")
 def _(mod, rng):
     x, conv = setup(rng, k=3, dilation=2, T=12)
     before = call(mod, x, conv, 2)
@@ -110,8 +133,10 @@ def _(mod, rng):
     changed[:, 6] += 1.0  # position 6 reaches outputs 4, 6 and 8 only
     moved = np.abs(call(mod, changed, conv, 2) - before).max(axis=(0, 2)) > 1e-12
     if moved.nonzero()[0].tolist() != [4, 6, 8]:
-        raise CheckFailed("changing x_6 to move outputs 4, 6 and 8 (k = 3, D = 2)",
-                          f"it moved outputs {moved.nonzero()[0].tolist()}", NO_DILATION
+        raise CheckFailed(tr("changing x_6 to move outputs 4, 6 and 8 (k = 3, D = 2)",
+                             "改动 x_6 只影响输出 4、6 和 8（k = 3，D = 2）"),
+                          tr(f"it moved outputs {moved.nonzero()[0].tolist()}",
+                             f"影响了输出 {moved.nonzero()[0].tolist()}"), NO_DILATION
                           if moved.nonzero()[0].tolist() == [5, 6, 7] else ONE_SIDED)
 
 
