@@ -86,7 +86,16 @@ def test_the_command_writes_every_chapter_and_the_branch_readme(tmp_path, monkey
     assert export_colab.main() == 0  # in this process: a fresh one spends seconds importing nbformat
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.ipynb"))
     assert written == sorted(p.relative_to(ROOT) for p in export_colab.chapter_notebooks())
-    assert SITE in (tmp_path / "README.md").read_text(encoding="utf8")
+    readme = (tmp_path / "README.md").read_text(encoding="utf8")
+    assert SITE in readme
+    # The branch's README lists the chapters in reading order (the folder lists them alphabetically),
+    # each link opening its Colab copy.
+    for lang in ("en", "zh"):
+        section = readme.split("## English")[1].split("## 中文")[0] if lang == "en" else readme.split("## 中文")[1]
+        opened = re.findall(r"blob/colab/(chapters/[a-z]{2}/\w+)\.ipynb\)", section)
+        assert opened == [str(p.relative_to(ROOT).with_suffix("")) for p in export_colab.chapter_notebooks()
+                          if p.parent.name == lang]
+        assert all(u.startswith("https://colab.research.google.com/github/") for u in re.findall(r"\]\((https://[^)]+)\)", section))
     capsys.readouterr()
     monkeypatch.setattr(sys, "argv", ["export_colab.py", str(ROOT)])
     assert export_colab.main() == 2
