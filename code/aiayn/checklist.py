@@ -1,9 +1,8 @@
 """The one checklist of the practice chapters: what to check before trusting a Transformer.
 
-The common-mistakes chapter shows each mistake failing; the from-scratch chapter asks the reader
-to check their own file against the same list. Both pages display it from here (a hidden-input
-cell calls ``show_checklist()``), so there is one list, in English and in Chinese, and the two
-pages cannot drift apart. Formulas are written in plain Unicode (QKᵀ/√d_k), not as $...$ math:
+The common-mistakes chapter shows each mistake failing and displays the list from here (a
+hidden-input cell calls ``show_checklist()``); the from-scratch chapter, which comes before it,
+links there. There is one list, in English and in Chinese. Formulas are written in plain Unicode (QKᵀ/√d_k), not as $...$ math:
 the book renders a Markdown output as CommonMark, where math would show as raw dollars.
 
 Each item names where a reader sees the mistake happen: the sections of the common-mistakes
