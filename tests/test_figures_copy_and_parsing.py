@@ -26,17 +26,19 @@ def test_the_copy_task_plots_draw_in_both_languages(style, monkeypatch, lang):
     monkeypatch.setenv("AIAYN_LANG", lang)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a missing glyph warns
-        levels = loss_levels(97, 5)
-        history = [{"step": s, "loss": 4.3} for s in range(5, 51, 5)]
-        ax = plot_plateaus({"a": history, "b": history}, levels)
+        levels = loss_levels(10, 1, 10, vocab_size=14, label_smoothing=0.1)
+        ax = plot_plateaus({"a": [2.6, 2.5, 2.46], "b": [2.6, 1.5, 0.9, 0.7]}, levels)
         ax.figure.canvas.draw()
         assert len(ax.lines) == 2 + len(levels) and len(ax.texts) == len(levels)
+        assert ax.get_xlim() == (0, 4) and ax.get_ylim()[1] > levels["uniform"]  # every run, every level
         fig = plot_spikes(spike_values())
         fig.canvas.draw()
     top, bottom = fig.axes
     assert len(top.lines) == 3 and len(bottom.lines) == 2  # two runs, the warm-up's end
     assert [t.get_text() for t in top.texts].count("50%") == 1  # the check that fell in the spike
     assert [t.get_text() for t in top.texts].count("spike" if lang == "en" else "尖峰") == 1  # the one spike, marked
+    # The legend is the lower panel's, not the upper one's, where it covered a spike's label.
+    assert top.get_legend() is None and len(bottom.get_legend().get_texts()) == 2
     assert png(fig) == png(plot_spikes(spike_values()))  # deterministic
 
 

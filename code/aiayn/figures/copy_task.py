@@ -1,13 +1,13 @@
 """The copy-task chapter's two training plots.
 
-``plot_plateaus`` draws the loss of short first runs against the loss levels of models that
-know less than a copying model (``aiayn.lab.copy_training.loss_levels``): a flat stretch of the
-curve sits on one of those levels, and the level says what the model knows by then.
+``plot_plateaus`` draws the loss of a few runs, update by update, against the loss levels of
+models that know less than a copying model (``aiayn.lab.copy_training.loss_levels``): a flat
+stretch of a curve sits on one of those levels, and the level says what the model knows by then.
 
 ``plot_spikes`` draws one seed of the reverse task from ``aiayn.experiments.copy_spikes``'s
 results, without clipping and with the gradient's norm clipped at 1: every update's loss above,
 its gradient's norm below (log scale), the validation exact match printed at each check, the
-spikes marked.
+spikes marked; the legend sits in the lower panel's lower left, clear of the spikes' labels.
 """
 
 from __future__ import annotations
@@ -18,24 +18,25 @@ from ..plotting import tr
 
 LEVEL_LABELS = {"uniform": ("uniform guess", "均匀乱猜"),
                 "frequencies": ("token frequencies", "只知道词元频率"),
-                "frequencies_and_end": ("+ where </s> goes", "再加上 </s> 的位置")}
+                "frequencies_and_end": ("+ where </s> goes", "再加上 </s> 的位置"),
+                "floor": ("floor: knows everything", "下限：全都知道")}
 
 
 def plot_plateaus(runs: dict, levels: dict, ax=None):
-    """``runs``: {label: history (dicts with "step" and "loss")}, drawn in order, the first wide
-    and underneath (a later run may begin with the same updates); ``levels``: loss_levels(...)."""
+    """``runs``: {label: the loss of every update (a list)}, drawn in order; ``levels``:
+    ``loss_levels(...)``, drawn as grey lines labelled at the right."""
     if ax is None:
         ax = plt.subplots(figsize=(6.4, 3.8))[1]
-    last = max(h[-1]["step"] for h in runs.values())
-    for i, (label, history) in enumerate(runs.items()):
-        ax.plot([h["step"] for h in history], [h["loss"] for h in history], ("-", "--", ":", "-")[i % 4],
-                lw=3.5 if i == 0 else 1.5, zorder=3 if i == 0 else 4, label=label)
+    last = max(len(losses) for losses in runs.values())
+    for i, (label, losses) in enumerate(runs.items()):
+        ax.plot(range(1, len(losses) + 1), losses, ("-", "--", "-.", ":")[i % 4], lw=1.2, label=label)
     for key, value in levels.items():
         ax.axhline(value, color="grey", lw=0.8, ls="--")
         ax.text(last, value + 0.02, tr(*LEVEL_LABELS[key]), ha="right", va="bottom", fontsize=7, color="grey")
-    ax.set_xscale("log")
+    ax.set_xlim(0, last)
+    ax.set_ylim(0, max(levels.values()) + 0.4)
     ax.set_xlabel(tr("update", "更新次数"))
-    ax.set_ylabel(tr("cross-entropy per target token", "每个目标词元的交叉熵"))
+    ax.set_ylabel(tr("loss (label-smoothed)", "损失（标签平滑）"))
     ax.legend(fontsize=8, loc="lower left")
     return ax
 
@@ -61,8 +62,8 @@ def plot_spikes(values: dict, seed: int = 0):
     top.set_ylabel(tr("loss of the update's batch", "该步批次的损失"))
     top.set_title(tr("Reverse task: validation exact match after every 100 updates printed on top",
                      "反转任务：上方数字为每 100 次更新后的验证集完全匹配率"), fontsize=9)
-    top.legend(fontsize=8, loc="center", bbox_to_anchor=(0.7, 0.55))
     bottom.set_yscale("log")
+    bottom.legend(*top.get_legend_handles_labels(), fontsize=8, loc="lower left")
     bottom.set_xlabel(tr("update", "更新次数"))
     bottom.set_ylabel(tr("gradient norm applied", "所用梯度的范数"))
     return fig

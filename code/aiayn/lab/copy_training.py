@@ -1,18 +1,21 @@
 """What a loss curve on the copy task says (the copy-task chapter).
 
-``loss_levels`` gives the cross-entropy of three models that know less than a copying model: it
-turns a plateau of the loss into a statement about what the model has learnt so far. For a task
-of ``symbols`` symbols and sequences of exactly ``length`` of them, each target being the
-sequence and ``</s>``:
+``loss_levels`` gives the training loss of the best model that knows only so much, for a
+``CopyTask`` of ``symbols`` symbols and lengths uniform in ``min_len .. max_len``: it turns a
+plateau of the loss into a statement about what the model has learnt so far. The loss is the
+one the chapter's loop prints: cross-entropy per target token against label-smoothed targets
+(``F.cross_entropy(label_smoothing=eps)``, eps / V spread over all ``vocab_size`` ids), where the
+best prediction of a model that knows a distribution f over the next token is
+q = (1 - eps) f + eps / V itself, and its loss is the entropy H(q):
 
-- uniform over the symbols: ``ln symbols``;
-- the token frequencies only (``</s>`` has probability 1/(length + 1) at every position):
-  ``-p ln p - (1 - p) ln((1 - p) / symbols)``, p = 1/(length + 1);
-- the frequencies and where ``</s>`` goes, but not which symbol: ``length/(length + 1) ln symbols``.
+- ``uniform``: nothing at all, every id equally likely: ``ln vocab_size`` (for any eps);
+- ``frequencies``: how often each token occurs (``</s>`` is one target token in E[n] + 1), the
+  same guess at every position whatever the source;
+- ``frequencies_and_end``: also where ``</s>`` goes (the source's length), not which symbol;
+- ``floor``: everything, the right token with certainty: H of a smoothed one-hot (0 for eps 0).
 
-``first_run`` is the chapter's short first attempt: a 2-layer model (d_model 128, 4 heads,
-d_ff 256, dropout 0.1) on sequences of 5 of 97 symbols, 16 per batch, PyTorch's default Adam,
-no label smoothing, a constant rate (or the paper's schedule peaking at 1e-3), for a few steps.
+Levels of a whole batch weight each position by how often it occurs: a sequence of n symbols
+has n symbol positions and one ``</s>``, so the levels are ratios of expectations over n.
 
 ``GradientNorms`` records the norm of the whole gradient before every optimizer step (a step
 pre-hook: it reads the gradients, changes nothing), so that a spike in the loss can be read
@@ -25,43 +28,52 @@ import math
 
 import numpy as np
 import torch
-from torch.optim.lr_scheduler import LambdaLR
 
-from ..config import TransformerConfig
-from ..pt.model import Transformer
-from ..train.trainer import TrainConfig, Trainer
+from ..data.copy_task import FIRST_SYMBOL
 
-FIRST_RUN_MODEL = {"d_model": 128, "num_heads": 4, "num_layers": 2, "d_ff": 256, "dropout": 0.1, "max_len": 64}
+LEVELS = ("uniform", "frequencies", "frequencies_and_end", "floor")
 
 
-def loss_levels(symbols: int, length: int) -> dict[str, float]:
-    """Cross-entropy per target token (nats) of three models that cannot copy yet, keyed
-    ``uniform``, ``frequencies``, ``frequencies_and_end``."""
-    for name, value in (("symbols", symbols), ("length", length)):
+def entropy(q) -> float:
+    """H(q) = -sum q ln q in nats, 0 ln 0 = 0."""
+    q = np.asarray(q, dtype=np.float64)
+    q = q[q > 0]
+    return float(-(q * np.log(q)).sum()) + 0.0  # + 0.0: no -0.0
+
+
+def smoothed(f, vocab_size: int, label_smoothing: float) -> np.ndarray:
+    """The target F.cross_entropy trains towards when the next token has distribution ``f``
+    (over the first len(f) ids; the rest have probability 0): (1 - eps) f + eps / V."""
+    full = np.zeros(vocab_size)
+    full[:len(f)] = f
+    return (1 - label_smoothing) * full + label_smoothing / vocab_size
+
+
+def loss_levels(symbols: int, min_len: int, max_len: int, vocab_size: int | None = None,
+                label_smoothing: float = 0.0) -> dict[str, float]:
+    """Loss per target token (nats) of the four models of the module's docstring, keyed as
+    ``LEVELS``, highest first. ``vocab_size``: every id the model can predict (the symbols, the
+    end token and the other special ids; default ``symbols + FIRST_SYMBOL``, as ``CopyTask``)."""
+    for name, value in (("symbols", symbols), ("min_len", min_len), ("max_len", max_len)):
         if not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive int, got {value!r}")
-    p_end = 1 / (length + 1)
-    return {"uniform": math.log(symbols),
-            "frequencies": -p_end * math.log(p_end) - (1 - p_end) * math.log((1 - p_end) / symbols),
-            "frequencies_and_end": (1 - p_end) * math.log(symbols)}
-
-
-def first_run(task, held_out, steps: int, lr: float | None = None, warmup: int | None = None, seed: int = 0):
-    """Trains a fresh ``FIRST_RUN_MODEL`` on ``task`` (its batches exclude ``held_out``) for
-    ``steps`` updates at the constant rate ``lr``, or else with the paper's schedule scaled to
-    peak at 1e-3 after ``warmup`` steps. Returns (model, history), the loss logged every 5 steps."""
-    if (lr is None) == (warmup is None):
-        raise ValueError(f"give either lr or warmup, got lr={lr!r}, warmup={warmup!r}")
-    torch.manual_seed(seed)
-    model = Transformer(TransformerConfig(task.vocab_size, task.vocab_size, **FIRST_RUN_MODEL))
-    factor = 1.0 if warmup is None else 1e-3 * math.sqrt(FIRST_RUN_MODEL["d_model"] * warmup)  # peak 1e-3
-    trainer = Trainer(model, TrainConfig(max_steps=steps, warmup_steps=warmup or 1, lr_factor=factor,
-                                         label_smoothing=0.0, adam_betas=(0.9, 0.999), adam_eps=1e-8,
-                                         log_every=5, progress=False))
-    if lr is not None:
-        trainer.scheduler = LambdaLR(trainer.optimizer, lambda step: lr)
-    trainer.fit(task.batches(batch_size=16, num_batches=100, seed=seed, exclude=held_out))
-    return model.eval(), trainer.history
+    if max_len < min_len:
+        raise ValueError(f"max_len must be at least min_len, got min_len={min_len}, max_len={max_len}")
+    vocab_size = symbols + FIRST_SYMBOL if vocab_size is None else vocab_size
+    if not isinstance(vocab_size, int) or vocab_size < symbols + 1:
+        raise ValueError(f"vocab_size must be an int >= symbols + 1 (the symbols and </s>), got {vocab_size!r}")
+    if not 0.0 <= label_smoothing < 1.0:
+        raise ValueError(f"label_smoothing must be in [0, 1), got {label_smoothing!r}")
+    length = (min_len + max_len) / 2  # E[n]: lengths are uniform
+    p_end = 1 / (length + 1)          # the share of target tokens that are </s>
+    # Ids in these distributions: 0 is </s>, 1 .. symbols the symbols (the order does not matter).
+    end = smoothed([1.0], vocab_size, label_smoothing)
+    symbol = smoothed([0.0] + [1 / symbols] * symbols, vocab_size, label_smoothing)
+    frequencies = smoothed([p_end] + [(1 - p_end) / symbols] * symbols, vocab_size, label_smoothing)
+    return {"uniform": math.log(vocab_size),
+            "frequencies": entropy(frequencies),
+            "frequencies_and_end": (1 - p_end) * entropy(symbol) + p_end * entropy(end),
+            "floor": entropy(end)}
 
 
 class GradientNorms:
