@@ -9,7 +9,7 @@ import torch
 from aiayn.config import TransformerConfig
 from aiayn.data.tokenizer import SubwordTokenizer
 from aiayn.lab.attention_maps import (OFFSETS, agreement, collect, diagonal_targets, entropy,
-                                      attention_for_explorer, labels, position_guess, statistics, teacher_forced)
+                                      labels, position_guess, statistics, teacher_forced)
 from aiayn.pt.masks import padding_mask, target_mask
 from aiayn.pt.model import Transformer
 
@@ -237,25 +237,3 @@ def test_agreement_counts_hits_of_the_reference_against_position_and_chance():
         agreement(model, src, tgt, torch.full_like(links, -1))
 
 
-def test_attention_for_explorer_is_small_json_of_every_layer_and_head(tokenizer, model):
-    import json
-
-    data = attention_for_explorer(model, tokenizer, SENTENCES[:2], SENTENCES[3:5], links=[[0, -1], [1]])
-    text = json.dumps(data)
-    assert len(text) < 100_000 and data["layers"] == 2 and data["heads"] == 2 and data["decimals"] == 3
-    pair = data["pairs"][0]
-    S, T = len(pair["source_labels"]), len(pair["target_labels"])
-    assert pair["source_labels"][-1] == "</s>" and pair["target_inputs"][0] == "<s>" and pair["target_labels"][-1] == "</s>"
-    assert len(pair["encoder"]) == 2 and len(pair["encoder"][0]) == 2
-    assert torch.tensor(pair["encoder"]).shape == (2, 2, S, S)
-    assert torch.tensor(pair["decoder"]).shape == (2, 2, T, T) and torch.tensor(pair["cross"]).shape == (2, 2, T, S)
-    src, tgt_in, _ = teacher_forced(tokenizer, SENTENCES[:1], SENTENCES[3:4])
-    full = collect(model, src, tgt_in)
-    assert torch.allclose(torch.tensor(pair["cross"][1], dtype=torch.float32), full.cross[1][0], atol=5e-4)
-    assert all(v == round(v, 3) for row in pair["cross"][0][0] for v in row)
-    assert torch.tensor(pair["decoder"][0][0]).triu(1).abs().max() == 0  # causal
-    assert len(pair["position"]) == T and pair["links"] == [0, -1]
-    with pytest.raises(ValueError, match="equally long"):
-        attention_for_explorer(model, tokenizer, SENTENCES[:2], SENTENCES[3:4])
-    with pytest.raises(ValueError, match="links"):
-        attention_for_explorer(model, tokenizer, SENTENCES[:2], SENTENCES[3:5], links=[[0]])

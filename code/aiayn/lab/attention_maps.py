@@ -20,8 +20,8 @@ over a whole test set rather than read off one picture.
                        strongest cross-attention link hits a reference link (e.g. a word
                        aligner's, aiayn.lab.word_alignment), against a guess that knows only
                        positions (the diagonal scaled by the two lengths) and a random link
-    attention_for_explorer(model, tokenizer, sources, translations)
-                       every attention weight for a few sentence pairs, rounded, as JSON values
+
+The interactive explorer of these weights is aiayn.explorers.attention_data / attention_explorer.
 
 Teacher-forcing the model's own translation reproduces what it computed while decoding it: the
 decoder is causal, so the prefix alone determines each step.
@@ -233,41 +233,5 @@ def agreement(model, src: torch.Tensor, tgt_in: torch.Tensor, links: torch.Tenso
     return {"model": hits / count, "position": position / count, "chance": chance / count, "links": count}
 
 
-def _rounded(x: torch.Tensor, decimals: int):
-    return torch.round(x.double(), decimals=decimals).tolist()
-
-
-@torch.no_grad()
-def attention_for_explorer(model, tokenizer, sources: list[str], translations: list[str], links=None,
-                  decimals: int = 3) -> dict:
-    """Every attention weight of ``model`` for a few sentence pairs, as plain JSON values: per
-    pair its text, the labels (source subwords + </s>; the decoder's inputs, <s> + subwords; the
-    subwords each step predicts, + </s>), "encoder" [layer][head][S][S], "decoder"
-    [layer][head][T][T] (causal), "cross" [layer][head][T][S], each weight rounded to
-    ``decimals``; "position" (for each step, the source position ``position_guess`` links it to)
-    and, when ``links`` (per pair, target step -> source position or -1) is given, "links"."""
-    if len(sources) != len(translations) or not sources:
-        raise ValueError(f"sources and translations must be equally long and not empty, got "
-                         f"{len(sources)} and {len(translations)}")
-    if links is not None and len(links) != len(sources):
-        raise ValueError(f"links has {len(links)} entries for {len(sources)} sentence pairs")
-    src, tgt_in, tgt_out = teacher_forced(tokenizer, sources, translations)
-    pairs = []
-    for b in range(len(sources)):
-        S, T = int((src[b] != PAD_ID).sum()), int((tgt_in[b] != PAD_ID).sum())
-        att = collect(model, src[b:b + 1, :S], tgt_in[b:b + 1, :T])
-        pair = {"source": sources[b], "translation": translations[b],
-                "source_labels": labels(tokenizer, src[b, :S]), "target_inputs": labels(tokenizer, tgt_in[b, :T]),
-                "target_labels": labels(tokenizer, tgt_out[b, :T]),
-                **{where: [_rounded(w[0], decimals) for w in getattr(att, where)]
-                   for where in ("encoder", "decoder", "cross")},
-                "position": position_guess(torch.tensor([S]), torch.tensor([T]), T)[0].tolist()}
-        if links is not None:
-            pair["links"] = [int(i) for i in list(links[b])[:T]]
-        pairs.append(pair)
-    config = model.config
-    return {"layers": config.num_layers, "heads": config.num_heads, "decimals": decimals, "pairs": pairs}
-
-
-__all__ = ["Attention", "OFFSETS", "agreement", "attention_for_explorer", "collect", "diagonal_targets",
+__all__ = ["Attention", "OFFSETS", "agreement", "collect", "diagonal_targets",
            "entropy", "labels", "position_guess", "statistics", "teacher_forced"]
