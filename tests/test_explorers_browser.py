@@ -8,22 +8,19 @@ the numbers the course computes in NumPy (read from the SVG marks' labels, which
 the data it draws): the positional explorer's hands at pos and pos + k are rows of
 sinusoidal_table and its marked dot product is offset_dot_product; the masks explorer's weights
 are the course's masked softmax under the chosen lengths, blocked keys 0; the attention
-explorer (not on a page yet: drawn on a page of its own beside the build, with the build's
-scripts) shows layer 2, head 3 of an untrained model and, on hover, that query's row, then the
-heads' mean. Without a browser: only the pages with an explorer load the bundle.
+explorer on the training chapter shows layer 2, head 3 of the page's committed weights and, on
+hover, that query's row, then the heads' mean. Without a browser: only the pages with an explorer load the bundle.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from book_fixtures import LANGS, ROOT, book_html  # noqa: F401 (fixture)
 
@@ -32,7 +29,6 @@ import browser  # tools/browser.py, on sys.path via book_fixtures
 sys.path.insert(0, str(ROOT / "_ext"))
 import explorers as book_ext  # noqa: E402  (_ext/explorers.py)
 
-from aiayn.explorers import attention_data, attention_explorer  # noqa: E402
 from aiayn.explorers import masks as mask_module  # noqa: E402
 from aiayn.lab.positional import offset_dot_product  # noqa: E402
 from aiayn.np.embeddings import sinusoidal_table  # noqa: E402
@@ -143,49 +139,31 @@ def test_masks_explorer_blocks_the_padding_and_shares_each_row(tab, lang):
         assert (expected[:, source_real:] == 0).all() if panel in ("encoder", "cross") else True
 
 
-@pytest.fixture(scope="module")
-def attention_page(book_html, tmp_path_factory):
-    """A page beside the build with the attention explorer of an untrained model, per language,
-    and the build's own scripts."""
-    from aiayn.config import TransformerConfig
-    from aiayn.data.tokenizer import SubwordTokenizer
-    from aiayn.lab.attention_maps import teacher_forced
-    from aiayn.pt.model import Transformer
+def page_spec(book_html: Path, lang: str, name: str) -> dict:
+    """The Vega-Lite specification of the first explorer on a built chapter page."""
+    page = (book_html / lang / "chapters" / lang / f"{name}.html").read_text(encoding="utf8")
+    return json.loads(page.split('class="aiayn-explorer-spec">')[1].split("</script>")[0].replace("<\\/", "</"))
 
-    sentences = ["a dog runs on the beach .", "two men play music", "ein hund rennt am strand .",
-                 "zwei männer spielen musik"]
-    tokenizer = SubwordTokenizer.train(sentences * 3, 60)
-    torch.manual_seed(0)
-    model = Transformer(TransformerConfig(tokenizer.vocab_size, tokenizer.vocab_size, d_model=16, num_heads=4,
-                                          num_layers=2, d_ff=32, share_embeddings=True))
-    data = attention_data(model, *teacher_forced(tokenizer, sentences[:2], sentences[2:]), tokenizer)
-    folder = tmp_path_factory.mktemp("attention-explorer")
-    for script in (book_ext.BUNDLE, book_ext.LOADER):
-        shutil.copy(book_html / "en" / "_static" / script, folder / script)
-    before = os.environ.get("AIAYN_LANG")
-    try:
-        for lang in LANGS:
-            os.environ["AIAYN_LANG"] = lang
-            markup = book_ext.explorer_html(attention_explorer(data, kind="cross").spec)
-            (folder / f"{lang}.html").write_text(
-                f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-                f'<script defer src="{book_ext.BUNDLE}"></script><script defer src="{book_ext.LOADER}"></script>'
-                f"</head><body>{markup}</body></html>", encoding="utf8")
-    finally:
-        os.environ.pop("AIAYN_LANG") if before is None else os.environ.update(AIAYN_LANG=before)
-    with browser.serve(folder) as site:
-        yield site, data
+
+def committed_heads(spec: dict, sentence: int, kind: str, layer: int) -> np.ndarray:
+    """(H, queries, keys): the weights the page's explorer holds for one sentence, kind and layer
+    (its rows: one per sentence, kind, layer and head, the matrix flattened in thousandths)."""
+    rows = sorted((r for r in spec["data"]["values"]
+                   if r["s"] == sentence and r["t"] == kind and r["l"] == layer and r["h"] > 0), key=lambda r: r["h"])
+    return np.array([np.array(r["w"]).reshape(-1, r["n"]) / 1000 for r in rows])
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_attention_explorer_layer_head_and_hover(tab, attention_page, lang):
-    site, data = attention_page
-    box = tab.open(f"{site}{lang}.html")[0]
+def test_attention_explorer_layer_head_and_hover(tab, book_html, lang):
+    """The training chapter's explorer (this run's model, 2 + 2 layers of 4 heads): layer 2 head 3
+    of the encoder draws the committed weights; hovering a row shows that query's weights beside
+    chance (1/S each); the heads' mean is the mean of the committed heads."""
+    box = tab.open(f"{tab.site}{lang}/chapters/{lang}/training_multi30k.html")[0]
     t = TITLES[lang]
     move(box, "kind", "encoder")
     move(box, "layer", 2)
     move(box, "head", 3)
-    heads = np.array(data["sentences"][0]["encoder"][1])  # layer 2: (H, S, S)
+    heads = committed_heads(page_spec(book_html, lang, "training_multi30k"), 0, "encoder", 2)  # (H, S, S)
     S = heads.shape[-1]
 
     def drawn(group):
