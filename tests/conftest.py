@@ -19,7 +19,9 @@ from aiayn.pt import masks as pt_masks, model as pt_model
 
 # The modules that exist in both aiayn.np and aiayn.pt with the same public names.
 MIRRORED = ["attention", "decoder", "decoding", "embeddings", "encoder", "feedforward",
-            "incremental", "masks", "model", "normalization"]
+            "incremental", "masks", "model", "normalization",
+            # the later choices of the part "After the paper" (issue 57)
+            "chunked", "decoder_only", "gqa", "rmsnorm", "rotary", "swiglu", "variant_cache", "variants"]
 
 NUMPY = types.SimpleNamespace(
     name="numpy", attention=np_attention, feedforward=np_feedforward, masks=np_masks, embeddings=np_embeddings,

@@ -90,7 +90,7 @@ CONFIG_CASES = {
     "heads": (dict(d_model=10, num_heads=4), "not divisible"),
     "dropout": (dict(dropout=1.0), "dropout must be in [0, 1)"),
     "shared_vocab": (dict(share_embeddings=True, tgt_vocab_size=30), "src_vocab_size=20 and tgt_vocab_size=30"),
-    "positional": (dict(positional="rotary"), "positional must be"),
+    "positional": (dict(positional="relative"), "positional must be"),
     "layers": (dict(num_layers=0), "num_layers must be a positive int"),
     "head_width": (dict(d_k=0), "d_k must be a positive int, got 0"),
     "value_width": (dict(d_v=2.5), "d_v must be a positive int, got 2.5"),
