@@ -76,11 +76,12 @@ def copy_loss(model, task: CopyTask, sequences, batch_size: int = 250) -> float:
 
 def copy_run(config: TransformerConfig, seed: int, steps: int, recipe: dict | None = None,
              model_class=Transformer, reverse: bool = False, batch_size: int = COPY_BATCH, keep=None,
-             rate=None) -> dict:
+             rate=None, score: bool = True) -> dict:
     """Trains ``model_class(config)`` on the copy task (or the reverse task) for ``steps`` updates
     from seed ``seed`` (initial weights and batches); returns its scores on the validation set.
     ``rate``: a function of the update number (from 1) that replaces the §5.3 schedule of
-    ``recipe``; ``keep``: a list the trained model is appended to, for further scoring."""
+    ``recipe``; ``keep``: a list the trained model is appended to, for further scoring;
+    ``score=False``: the training record only (the tests re-run the first updates)."""
     task = CopyTask(**COPY_TASK, reverse=reverse)
     held, validation = copy_validation()
     torch.manual_seed(seed)
@@ -93,11 +94,13 @@ def copy_run(config: TransformerConfig, seed: int, steps: int, recipe: dict | No
     losses = [h["loss"] for h in trainer.history]
     if keep is not None:
         keep.append(model)
-    return {"seed": seed, "steps": trainer.step, "parameters": sum(p.numel() for p in model.parameters()),
-            "loss_curve": [[h["step"], round(h["loss"], 5)] for h in trainer.history],
-            "diverged": not all(math.isfinite(x) for x in losses),
-            "val_loss": copy_loss(model, task, validation),
-            "exact_match": greedy_exact_match(model, task, validation)}
+    trained = {"seed": seed, "steps": trainer.step, "parameters": sum(p.numel() for p in model.parameters()),
+               "loss_curve": [[h["step"], round(h["loss"], 5)] for h in trainer.history],
+               "diverged": not all(math.isfinite(x) for x in losses)}
+    if not score:
+        return trained
+    return trained | {"val_loss": copy_loss(model, task, validation),
+                      "exact_match": greedy_exact_match(model, task, validation)}
 
 
 @dataclasses.dataclass

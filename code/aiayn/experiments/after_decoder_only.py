@@ -38,9 +38,10 @@ SEEDS = (0, 1, 2, 3, 4)
 METRICS = {"val_loss": True, "exact_match": False}
 
 
-def run_one(arm: str, task: str, seed: int, steps: int) -> dict:
+def run_one(arm: str, task: str, seed: int, steps: int, score: bool = True) -> dict:
     model_class, fields = ARMS[arm]
-    return copy_run(TransformerConfig(**fields), seed, steps, model_class=model_class, reverse=TASKS[task])
+    return copy_run(TransformerConfig(**fields), seed, steps, model_class=model_class, reverse=TASKS[task],
+                    score=score)
 
 
 def main(argv=None) -> int:

@@ -48,9 +48,9 @@ def rate(schedule: str):
     return lambda step: peak * min(1.0, math.sqrt(WARMUP / step))
 
 
-def run_one(schedule: str, depth: int, norm_first: bool, seed: int, steps: int) -> dict:
+def run_one(schedule: str, depth: int, norm_first: bool, seed: int, steps: int, score: bool = True) -> dict:
     config = TransformerConfig(**{**COPY_MODEL, "num_layers": depth, "norm_first": norm_first})
-    return copy_run(config, seed, steps, rate=rate(schedule))
+    return copy_run(config, seed, steps, rate=rate(schedule), score=score)
 
 
 def main(argv=None) -> int:

@@ -47,10 +47,12 @@ def position_accuracy(model, task: CopyTask, sequences) -> list[float]:
     return (right / real.sum(dim=0).clamp(min=1)).tolist()
 
 
-def run_one(positional: str, seed: int, steps: int) -> dict:
+def run_one(positional: str, seed: int, steps: int, score: bool = True) -> dict:
     config = TransformerConfig(**{**COPY_MODEL, "positional": positional})
     models = []
-    result = copy_run(config, seed, steps, keep=models)
+    result = copy_run(config, seed, steps, keep=models, score=score)
+    if not score:
+        return result
     model = models[0]
     beyond_task = CopyTask(**BEYOND)
     beyond = beyond_task.sample(**BEYOND_SAMPLE)
