@@ -80,3 +80,41 @@ def test_greedy_and_beam_search_decode_it_without_a_cache():
     assert len(beam_search(m, src, beam_size=2, alpha=0.6, max_extra_len=4, bos_id=BOS_ID, eos_id=EOS_ID)) == 2
     numpy_ys = numpy_model_from_torch(m)
     assert isinstance(numpy_ys, NumpyDecoderOnly)
+
+
+# The experiment (aiayn.experiments.after_decoder_only) ----------------------------------------
+
+def test_committed_results_match_the_code_and_their_verdicts_their_runs():
+    import json
+
+    from aiayn.experiments import after_decoder_only as exp
+    from aiayn.experiments.after_common import verdicts
+    from aiayn.experiments.record import read_results
+
+    record = read_results(exp.RESULTS)
+    values = record["values"]
+    assert record["command"] == "python -m aiayn.experiments.after_decoder_only"
+    assert record["threads"] == 1 and record["code_changes"] == []
+    assert values["steps"] == exp.STEPS and values["seeds"] == list(exp.SEEDS)
+    assert values["models"] == {arm: fields for arm, (_, fields) in exp.ARMS.items()}
+    parameters = values["parameters"]
+    assert abs(parameters["decoder_only"] - parameters["encoder_decoder"]) / parameters["encoder_decoder"] < 0.003
+    runs = values["runs"]
+    assert set(runs) == set(exp.TASKS)
+    again = verdicts({task: (r["decoder_only"], r["encoder_decoder"]) for task, r in runs.items()}, exp.METRICS)
+    assert json.loads(json.dumps(again)) == values["verdicts"]
+
+
+def test_the_first_updates_reproduce_the_committed_run():
+    from aiayn.experiments import after_decoder_only as exp
+    from aiayn.experiments.record import read_results
+
+    committed = read_results(exp.RESULTS)["values"]["runs"]["reverse"]["decoder_only"][0]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        fresh = exp.run_one("decoder_only", "reverse", 0, steps=25, score=False)
+    finally:
+        torch.set_num_threads(threads)
+    assert fresh["loss_curve"][0][0] == committed["loss_curve"][0][0] == 25
+    assert fresh["loss_curve"][0][1] == pytest.approx(committed["loss_curve"][0][1], rel=1e-4)

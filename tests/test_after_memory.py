@@ -90,3 +90,34 @@ def test_bad_arguments_are_named():
         np_chunked(q, q, q, None, 0)
     with pytest.raises(ValueError, match="mask must be boolean"):
         pt_chunked(*(torch.zeros(1, 1, 2, 4),) * 3, torch.ones(1, 1, 2, 2), 2)
+
+
+# The experiment (aiayn.experiments.after_memory) ----------------------------------------------
+
+def test_committed_results_match_the_code_and_say_what_the_page_needs():
+    from aiayn.experiments import after_memory as exp
+    from aiayn.experiments.record import read_results
+
+    record = read_results(exp.RESULTS)
+    values = record["values"]
+    assert record["command"] == "python -m aiayn.experiments.after_memory" and record["code_changes"] == []
+    assert [r["n"] for r in values["rows"]] == list(exp.LENGTHS) and values["block"] == exp.BLOCK
+    for r in values["rows"]:
+        assert max(r["max_difference_from_paper"].values()) < 1e-5  # the same outputs (float32: 1e-5)
+        # The paper's function holds the n x n scores (and more); blocks hold n x block at most.
+        assert r["numpy_float64"]["paper"] >= 2 * r["score_matrix_bytes"]["float64"]
+        assert r["torch_float32"]["paper"] >= 2 * r["score_matrix_bytes"]["float32"]
+    last = values["rows"][-1]
+    assert last["numpy_float64"]["chunked"] < last["numpy_float64"]["paper"] / 10
+
+
+def test_a_re_run_of_the_shortest_length_counts_the_same_bytes():
+    from aiayn.experiments import after_memory as exp
+    from aiayn.experiments.record import read_results
+
+    committed = read_results(exp.RESULTS)["values"]["rows"][0]
+    fresh = exp.measure(committed["n"])
+    assert fresh["torch_float32"]["paper"] == committed["torch_float32"]["paper"]
+    assert fresh["torch_float32"]["chunked"] == committed["torch_float32"]["chunked"]
+    for kind in ("paper", "chunked"):  # tracemalloc also sees a few small Python objects
+        assert fresh["numpy_float64"][kind] == pytest.approx(committed["numpy_float64"][kind], rel=0.05)

@@ -34,7 +34,7 @@ def test_rotation_is_the_complex_formula(start):
     ours_np = np_rotary.rotate(x, start)
     ours_pt = pt_rotary.rotate(torch.from_numpy(x), start).numpy()
     record_difference("rope_vs_complex", max(np.abs(ours_np - expected).max(), np.abs(ours_pt - expected).max()))
-    assert np.abs(ours_np - expected).max() < 1e-9 * max(1, start) and np.abs(ours_pt - ours_np).max() < TOL
+    assert np.abs(ours_np - expected).max() < 1e-12 * max(1, start) and np.abs(ours_pt - ours_np).max() < TOL
 
 
 def test_rotation_keeps_lengths_and_its_inverse_turns_back():
@@ -119,3 +119,42 @@ def test_cached_decoding_equals_the_whole_prefix(extra):
     record_difference("rope_cached_vs_uncached", worst)
     assert worst < 1e-10
     assert greedy_decode(model, src, 8, BOS_ID, EOS_ID).shape[0] == 2  # without a cache, it decodes
+
+
+# The experiment (aiayn.experiments.after_rope) ------------------------------------------------
+
+def test_committed_results_match_the_code_and_their_verdicts_their_runs():
+    import json
+
+    from aiayn.experiments import after_rope as exp
+    from aiayn.experiments.after_common import verdicts
+    from aiayn.experiments.record import read_results
+
+    record = read_results(exp.RESULTS)
+    values = record["values"]
+    assert record["command"] == "python -m aiayn.experiments.after_rope"
+    assert record["threads"] == 1 and record["code_changes"] == []
+    assert (values["beyond"], values["steps"], values["seeds"]) == (exp.BEYOND, exp.STEPS, list(exp.SEEDS))
+    runs = values["runs"]
+    for arm in exp.ARMS:
+        assert [r["seed"] for r in runs[arm]] == list(exp.SEEDS) and all(r["positional"] == arm for r in runs[arm])
+        for r in runs[arm]:
+            assert set(r["exact_by_length"]) == {str(n) for n in range(11, 21)}
+            assert len(r["position_accuracy_beyond"]) == 21  # up to 20 symbols and </s>
+    again = json.loads(json.dumps(verdicts({"rotary": (runs["rotary"], runs["sinusoidal"])}, exp.METRICS)["rotary"]))
+    assert again == values["verdicts"]
+
+
+def test_the_first_updates_reproduce_the_committed_run():
+    from aiayn.experiments import after_rope as exp
+    from aiayn.experiments.record import read_results
+
+    committed = read_results(exp.RESULTS)["values"]["runs"]["rotary"][0]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        fresh = exp.run_one("rotary", 0, steps=25, score=False)
+    finally:
+        torch.set_num_threads(threads)
+    assert fresh["loss_curve"][0][0] == committed["loss_curve"][0][0] == 25
+    assert fresh["loss_curve"][0][1] == pytest.approx(committed["loss_curve"][0][1], rel=1e-4)

@@ -38,7 +38,7 @@ def rope_record():
     def runs(within, beyond, accuracy):
         return [{"seed": s, "exact_within": within, "exact_beyond": beyond, "position_accuracy_beyond": accuracy,
                  "exact_by_length": {str(n): beyond for n in range(11, 21)}} for s in range(3)]
-    return {"values": {"task": {"max_len": 10}, "beyond": {"min_len": 11, "max_len": 20},
+    return {"values": {"task": {"vocab_size": 14, "max_len": 10}, "beyond": {"min_len": 11, "max_len": 20},
                        "runs": {"sinusoidal": runs(1.0, 0.0, [1.0] * 11 + [0.1] * 10),
                                 "rotary": runs(0.98, 0.2, [1.0] * 11 + [0.5] * 10)}}}
 
@@ -78,7 +78,8 @@ def test_the_figures_draw_in_both_languages(style, monkeypatch, lang):
     assert texts(pre_ln).count(lower) == 2  # the warm-up schedule, at both depths, beyond seed noise
     # RoPE: the trained positions shaded up to max_len + 1 (</s>), one line per arm over 21 positions.
     left, right = rope.axes
-    assert [len(line.get_xdata()) for line in right.lines] == [21, 21]
+    assert [len(line.get_xdata()) for line in right.lines] == [21, 21, 2]  # the arms, then a guess among 10 symbols
+    assert list(right.lines[2].get_ydata()) == [10, 10]
     (span,) = right.patches  # axvspan: a Rectangle in matplotlib >= 3.9, a Polygon before
     assert (span.get_x() + span.get_width() if isinstance(span, Rectangle) else max(span.get_xy()[:, 0])) == 11.5
     # Memory: the score matrix's line and five measured ones, log-log.

@@ -20,6 +20,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..data.copy_task import FIRST_SYMBOL
 from ..experiments.record import REPOSITORY, processor_name, read_results
 from ..plotting import tr
 
@@ -92,7 +93,7 @@ def plot_rope(record: dict):
     """Left: the share of held-out sequences copied exactly, within the trained lengths (1-10) and
     beyond (11-20), per arm (bars: the mean; dots: seeds). Right: beyond the trained lengths, the
     share of target tokens predicted right under teacher forcing, position by position (mean over
-    seeds); the positions a training target reaches are shaded."""
+    seeds), beside a guess; the positions a training target reaches are shaded."""
     v = record["values"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
     trained = v["task"]["max_len"] + 1  # a target of max_len symbols and </s>
@@ -106,6 +107,8 @@ def plot_rope(record: dict):
             left.plot(np.full(len(shares), x), shares, "o", color=colour, ms=4)
         accuracy = 100 * np.mean([r["position_accuracy_beyond"] for r in runs], axis=0)
         right.plot(np.arange(1, len(accuracy) + 1), accuracy, "o-", color=colour, ms=3, label=tr(*POSITIONAL[arm]))
+    symbols = v["task"]["vocab_size"] - FIRST_SYMBOL
+    right.axhline(100 / symbols, color="gray", ls=":", label=tr(f"a guess among the {symbols} symbols", f"在 {symbols} 个符号中随机猜"))
     lo, hi = v["beyond"]["min_len"], v["beyond"]["max_len"]
     left.set_xticks([0, 1], [tr(f"lengths 1-{v['task']['max_len']} (trained)", f"长度 1-{v['task']['max_len']}（训练过）"),
                              tr(f"lengths {lo}-{hi} (never seen)", f"长度 {lo}-{hi}（从未见过）")])
