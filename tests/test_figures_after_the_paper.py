@@ -141,3 +141,29 @@ def test_load_reads_a_results_file_and_names_a_missing_one(tmp_path):
     assert after.load("memory", tmp_path) == record
     with pytest.raises(FileNotFoundError, match="rope.json"):
         after.load("rope", tmp_path)
+
+
+def test_the_detectable_table_says_what_each_inconclusive_comparison_would_need():
+    import numpy as np
+
+    from aiayn.stats import detectable_difference
+
+    def runs(values):
+        return [{"seed": s, "x": x} for s, x in enumerate(values)]
+    base = runs([1.0, 2.0, 3.0])
+    judged = verdicts({"clear": (runs([1.5, 2.5, 3.5]), base),        # every seed moved by 0.5: no spread
+                       "noisy": (runs([1.2, 1.9, 3.5]), base),        # d = 0.2, -0.1, 0.5
+                       "shifted": (runs([11.0, 12.1, 12.9]), base)},  # beyond seed noise: not a row
+                      {"x": True})
+    assert judged["shifted"]["x"]["verdict"] == "worse" and judged["noisy"]["x"]["verdict"] == "inconclusive"
+    headers, rows = after.detectable_rows(judged)
+    assert headers[5] == headers[7] == "among 3" and [r[:2] for r in rows] == [["clear", "x"], ["noisy", "x"]]
+    assert rows[0][3:] == ["0.000", "0.000", "0.000", "—", "—"]
+    s_d = float(np.std([0.2, -0.1, 0.5], ddof=1))
+    assert rows[1][2:6] == ["+0.200", f"{s_d:.3f}", f"{detectable_difference(s_d, 3, paired=True):.3f}",
+                            f"{detectable_difference(s_d, 3, paired=True, alpha=0.05 / 3):.3f}"]
+    alone = int(rows[1][6])
+    assert detectable_difference(s_d, alone, paired=True) <= 0.2 < detectable_difference(s_d, alone - 1, paired=True)
+    assert rows[1][7] == "> 100" or int(rows[1][7]) > alone
+    with pytest.raises(ValueError, match="most_seeds"):
+        after.detectable_rows(judged, most_seeds=1)

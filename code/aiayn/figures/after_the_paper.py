@@ -228,3 +228,39 @@ def provenance_rows(records: dict) -> tuple[list, list]:
     rows = [[f"`{name}.json`", f"`{r['command']}`", r["commit"], processor_name(r), r["threads"],
              tr(f"{r['cpu_seconds'] / 60:.0f} min", f"{r['cpu_seconds'] / 60:.0f} 分钟")] for name, r in records.items()]
     return headers, rows
+
+
+def detectable_rows(verdicts: dict, digits: int = 3, most_seeds: int = 100) -> tuple[list, list]:
+    """The lab notebook's table of what each inconclusive comparison of ``after_common.verdicts``'
+    output would need (``aiayn.stats.detectable_difference``, paired): its mean difference, the
+    spread s_d of its seed-by-seed differences, the smallest mean difference that would pass with
+    these seeds, alone (5 %) and at Holm's strictest threshold over the file's m comparisons
+    (5 % / m), and the seeds a side at which the observed difference would pass at each level
+    were s_d to stay as measured ("> most_seeds" beyond; "—" where s_d or the difference is 0)."""
+    from ..stats import ALPHA, detectable_difference
+
+    if not isinstance(most_seeds, int) or most_seeds < 2:
+        raise ValueError(f"most_seeds: needs an integer of at least 2, got {most_seeds!r}")
+    m = sum(len(by_metric) for by_metric in verdicts.values())
+
+    def seeds(s_d: float, difference: float, alpha: float) -> str:
+        if s_d == 0 or difference == 0:
+            return "—"
+        n = next((n for n in range(2, most_seeds + 1)
+                  if detectable_difference(s_d, n, paired=True, alpha=alpha) <= abs(difference)), None)
+        return str(n) if n else f"> {most_seeds}"
+
+    headers = [tr("comparison", "比较"), tr("metric", "指标"), tr("mean difference", "平均差"), "s_d",
+               tr("passes at these seeds: alone", "这些种子下能通过的差：单独"), tr(f"among {m}", f"{m} 项中"),
+               tr("seeds for this difference: alone", "这个差所需种子数：单独"), tr(f"among {m}", f"{m} 项中")]
+    rows = []
+    for name, by_metric in verdicts.items():
+        for metric, v in by_metric.items():
+            if v["verdict"] != "inconclusive":
+                continue
+            d = np.subtract(v["arm"], v["base"])
+            s_d, n = float(np.std(d, ddof=1)), len(d)
+            rows.append([name, metric, f"{v['difference']:+.{digits}f}", f"{s_d:.{digits}f}",
+                         *(f"{detectable_difference(s_d, n, paired=True, alpha=a):.{digits}f}" for a in (ALPHA, ALPHA / m)),
+                         *(seeds(s_d, v["difference"], a) for a in (ALPHA, ALPHA / m))])
+    return headers, rows
