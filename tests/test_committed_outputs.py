@@ -9,14 +9,16 @@ the per-layer shares, had no output in either language, and the next paragraph q
 The rule, checked here on every chapter notebook in both languages: a code cell that, run top to
 bottom, is sure to call something that prints or draws has at least one output. Such a call is
 ``print(...)``, ``display(...)``, ``plt.show()`` (any ``.show()`` on ``plt``), ``aiayn.show``'s
-``difference`` and ``table``, and every function a notebook imports from ``aiayn.figures``, all
-of which end in ``plt.show()``. A call counts when it is sure to run: not inside an ``if`` or
+``difference`` and ``table``, and every function a notebook imports from ``aiayn.figures`` that
+makes a matplotlib figure (readers of results files and table builders there draw nothing). A call counts when it is sure to run: not inside an ``if`` or
 ``try`` (a cell that prints only on a GPU, or only on Colab), nor inside a function or class
 body (defining is not calling). A cell that prints nothing on purpose although it calls such a
 function carries the tag ``no-output`` (docs: this file's name in the report of issue 54).
 """
 
 import ast
+import importlib
+import inspect
 import json
 from pathlib import Path
 
@@ -37,6 +39,18 @@ def source(cell) -> str:
     return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in text.splitlines())
 
 
+def draws(module: str, name: str) -> bool:
+    """Whether ``module.name`` draws: a figures module's plotting functions make a matplotlib
+    figure or draw on given axes; its readers and table builders (``load``, ``*_rows``) draw
+    nothing."""
+    try:
+        obj = getattr(importlib.import_module(module), name)
+        code = inspect.getsource(obj)
+        return any(mark in code for mark in ("plt.", "ax.", "axes", ".plot(", ".imshow("))
+    except (ImportError, AttributeError, TypeError, OSError):
+        return True  # unknown: keep the stricter reading
+
+
 def drawing_names(cells) -> set[str]:
     """The names under which a notebook's cells import something that prints or draws."""
     names = set(ALWAYS)
@@ -48,7 +62,8 @@ def drawing_names(cells) -> set[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module:
                 if node.module.startswith("aiayn.figures"):
-                    names |= {alias.asname or alias.name for alias in node.names}
+                    names |= {alias.asname or alias.name for alias in node.names
+                              if draws(node.module, alias.name)}
                 elif node.module == "aiayn.show":
                     names |= {alias.asname or alias.name for alias in node.names if alias.name in SHOW_FUNCTIONS}
                 elif node.module in ("IPython.display", "IPython.core.display"):

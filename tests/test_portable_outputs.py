@@ -33,8 +33,7 @@ SECOND_ENVIRONMENT = {
 SLOW = {"training_multi30k", "copy_task"}
 # Pages that read their numbers from results/ and compute nothing a BLAS kernel could round
 # differently (statistics over stored values, tables, plots of stored curves).
-FROM_RESULTS = {"reading_a_result", "model_variations", "multi30k_recipe", "constituency_parsing",
-                "modern_layers", "decoder_only"}
+FROM_RESULTS = {"reading_a_result", "model_variations", "multi30k_recipe", "constituency_parsing"}
 
 
 def fast_notebooks() -> list[str]:

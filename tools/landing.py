@@ -58,6 +58,11 @@ PAPER_SECTIONS = {
     "reading_a_result": "§6.2, Table 3",
     "lab_model_variations": "§6.2, Table 3",
     "lab_complexity": "§4, Table 1",
+    "modern_layers": "§3.1, §3.3 (after 2017)",
+    "rotary_positions": "§3.5 (after 2017)",
+    "modern_attention": "§3.2.2 (after 2017)",
+    "decoder_only": "§3 (after 2017)",
+    "lab_after_the_paper": "after 2017",
 }
 
 
