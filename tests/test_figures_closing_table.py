@@ -34,6 +34,11 @@ def test_a_row_per_change_with_the_files_numbers_in_english(records, monkeypatch
     assert "512 with 2 K/V heads, 256 with 1 K/V head, against 1,024" in gqa[2]
     assert "n = 4,096" in memory[2] and memory[4].startswith("no seeds")
     assert decoder_only[4] == "inconclusive: 4 of 4" and "233,856 against 234,368" in decoder_only[3]
+    # a compared score carries its own verdict: no nominal gain reads as a measured one
+    assert pre_ln[2].endswith("(beyond seed noise, better)") and rms[2].endswith("BLEU 17.8 against 17.2 (inconclusive)")
+    assert rope[2].endswith("(inconclusive)") and rope[3].endswith("(beyond seed noise, worse)")
+    assert "1 K/V head: validation loss 3.36 (beyond seed noise, worse), BLEU 16.3 (inconclusive)" in gqa[3]
+    assert decoder_only[2].count("(inconclusive)") == 2
 
 
 def test_the_same_rows_in_chinese(records, monkeypatch):
@@ -42,6 +47,7 @@ def test_the_same_rows_in_chinese(records, monkeypatch):
     assert headers == ["改动", "年份", "在这些任务上的收益", "代价", "结论"]
     assert rows[0][4] == "超出种子噪声，更好：1/8；无定论：7/8" and rows[-1][4] == "无定论：4/4"
     assert "论文为 1,024" in rows[4][2] and "against" not in " ".join(c for r in rows for c in r)
+    assert rows[3][3].endswith("（超出种子噪声，更差）") and "inconclusive" not in " ".join(c for r in rows for c in r)
 
 
 def test_tally_counts_each_verdict_of_a_file():

@@ -6,8 +6,10 @@ each, every cell with a number read from the results files of ``results/after_th
     aiayn.show.table(headers, rows)
 
 "Buys" and "costs" state a measured or counted quantity of the files (a score, parameters, cache
-bytes, bytes held, operators), the change first and the paper's choice after "against"; the
-verdict column counts the file's verdicts (``after_common.verdicts``) in the course's words.
+bytes, bytes held, operators), the change first and the paper's choice after "against"; a score
+that was compared across seeds carries its own verdict in brackets, so that no nominal gain reads
+as a measured one; the verdict column counts the file's verdicts (``after_common.verdicts``) in
+the course's words.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..plotting import tr
-from .after_the_paper import SCHEDULES, VERDICT_ZH, mean
+from .after_the_paper import SCHEDULES, VERDICT_ZH, mean, verdict
 
 CLOSING_FILES = ("pre_ln", "rmsnorm", "swiglu", "multi30k_base", "rope", "gqa", "memory", "decoder_only")
 KINDS = ("better", "worse", "inconclusive")
@@ -34,6 +36,11 @@ def tally(verdicts: dict) -> str:
                                for k in KINDS for c in [sum(v["verdict"] == k for v in found)] if c)
 
 
+def _judged(v: dict) -> str:
+    """' (inconclusive)', ' (beyond seed noise, better)': a compared score's own verdict."""
+    return tr(f" ({verdict(v)})", f"（{verdict(v)}）")
+
+
 def _percent(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -48,7 +55,7 @@ def _pre_ln(v: dict) -> tuple[str, str]:
     extra = runs["pre_ln"][0]["parameters"] - runs["post_ln"][0]["parameters"]
     en, zh = SCHEDULES[schedule]
     return (tr(f"copy task, {en}, {depth} + {depth} layers: validation loss {pre:.2f} against {post:.2f}",
-               f"复制任务，{zh}，{depth} + {depth} 层：验证集损失 {pre:.2f}，论文为 {post:.2f}"),
+               f"复制任务，{zh}，{depth} + {depth} 层：验证集损失 {pre:.2f}，论文为 {post:.2f}") + _judged(judged[name]),
             tr(f"{extra:+,} parameters (a final LayerNorm per stack)", f"参数多 {extra:,} 个（每个堆叠末尾一个 LayerNorm）"))
 
 
@@ -62,11 +69,12 @@ def _rmsnorm(record: dict, base: dict) -> tuple[str, str]:
     c = record["values"]["costs"]
     arithmetic, parameters = c["arithmetic_per_element"], c["parameters_per_norm"]
     *_, bleu, bleu_base = _multi30k(record, base, "rms")
+    said = _judged(record["values"]["verdicts"]["rms"]["bleu"])
     backward = {k: len(c["operators"][k]["backward"]) for k in ("rms", "layer")}
     return (tr(f"{arithmetic['rms']:.1f} operations per element against {arithmetic['layer']:.1f}, {parameters['rms']} "
-               f"parameters per norm against {parameters['layer']}; Multi30k BLEU {bleu:.1f} against {bleu_base:.1f}",
+               f"parameters per norm against {parameters['layer']}; Multi30k BLEU {bleu:.1f} against {bleu_base:.1f}{said}",
                f"每个元素 {arithmetic['rms']:.1f} 次运算，论文为 {arithmetic['layer']:.1f}；每个归一化层 {parameters['rms']} "
-               f"个参数，论文为 {parameters['layer']}；Multi30k 上 BLEU {bleu:.1f}，论文为 {bleu_base:.1f}"),
+               f"个参数，论文为 {parameters['layer']}；Multi30k 上 BLEU {bleu:.1f}，论文为 {bleu_base:.1f}{said}"),
             tr(f"its backward runs {backward['rms']} PyTorch operators, LayerNorm's {backward['layer']}",
                f"反向传播要调用 {backward['rms']} 个 PyTorch 算子，LayerNorm 只要 {backward['layer']} 个"))
 
@@ -75,8 +83,11 @@ def _swiglu(record: dict, base: dict) -> tuple[str, str]:
     loss, loss_base, bleu, bleu_base = _multi30k(record, base, "swiglu")
     d_ff = record["values"]["arms"]["swiglu"]["d_ff"]
     params, params_base = record["values"]["runs"]["swiglu"][0]["parameters"], base["values"]["runs"][0]["parameters"]
-    return (tr(f"Multi30k: validation loss {loss:.2f} against {loss_base:.2f}, BLEU {bleu:.1f} against {bleu_base:.1f}",
-               f"Multi30k：验证集损失 {loss:.2f}，论文为 {loss_base:.2f}；BLEU {bleu:.1f}，论文为 {bleu_base:.1f}"),
+    said = {k: _judged(v) for k, v in record["values"]["verdicts"]["swiglu"].items()}
+    return (tr(f"Multi30k: validation loss {loss:.2f} against {loss_base:.2f}{said['val_loss']}, "
+               f"BLEU {bleu:.1f} against {bleu_base:.1f}{said['bleu']}",
+               f"Multi30k：验证集损失 {loss:.2f}，论文为 {loss_base:.2f}{said['val_loss']}；"
+               f"BLEU {bleu:.1f}，论文为 {bleu_base:.1f}{said['bleu']}"),
             tr(f"three weight matrices per feed-forward layer, so d_ff = {d_ff} to keep the parameters "
                f"({params:,} against {params_base:,})",
                f"每个前馈层三个权重矩阵，d_ff 降到 {d_ff} 以保持参数量（{params:,}，论文为 {params_base:,}）"))
@@ -86,10 +97,11 @@ def _rope(v: dict) -> tuple[str, str]:
     w_rot, w_sin, b_rot, b_sin = (_percent(mean([r[key] for r in v["runs"][arm]]))
                                   for key in ("exact_within", "exact_beyond") for arm in ("rotary", "sinusoidal"))
     lo, hi, top = v["beyond"]["min_len"], v["beyond"]["max_len"], v["task"]["max_len"]
-    return (tr(f"copy task, lengths {lo}-{hi} (never trained on): copied exactly {b_rot} against {b_sin}",
-               f"复制任务，长度 {lo}-{hi}（从未训练过）：完全复制正确 {b_rot}，论文为 {b_sin}"),
-            tr(f"lengths 1-{top} (trained on): copied exactly {w_rot} against {w_sin}",
-               f"长度 1-{top}（训练过）：完全复制正确 {w_rot}，论文为 {w_sin}"))
+    beyond, within = _judged(v["verdicts"]["exact_beyond"]), _judged(v["verdicts"]["exact_within"])
+    return (tr(f"copy task, lengths {lo}-{hi} (never trained on): copied exactly {b_rot} against {b_sin}{beyond}",
+               f"复制任务，长度 {lo}-{hi}（从未训练过）：完全复制正确 {b_rot}，论文为 {b_sin}{beyond}"),
+            tr(f"lengths 1-{top} (trained on): copied exactly {w_rot} against {w_sin}{within}",
+               f"长度 1-{top}（训练过）：完全复制正确 {w_rot}，论文为 {w_sin}{within}"))
 
 
 def _gqa(record: dict, base: dict) -> tuple[str, str]:
@@ -97,15 +109,22 @@ def _gqa(record: dict, base: dict) -> tuple[str, str]:
     cache = {arm: int(runs[arm][0]["cache_bytes_per_token_and_layer"]["self"]) for arm in runs}
     cache_base = int(base["values"]["runs"][0]["cache_bytes_per_token_and_layer"]["self"])
     heads = {arm: record["values"]["arms"][arm]["num_kv_heads"] for arm in runs}
-    bleu = {arm: _multi30k(record, base, arm)[2] for arm in runs}
+    scores = {arm: _multi30k(record, base, arm) for arm in runs}
+    loss, bleu = {a: x[0] for a, x in scores.items()}, {a: x[2] for a, x in scores.items()}
+    loss_base = mean([r["val_loss"] for r in base["values"]["runs"]])
     bleu_base = mean([r["bleu"] for r in base["values"]["runs"]])
+    said = {arm: {k: _judged(v) for k, v in record["values"]["verdicts"][arm].items()} for arm in runs}
     return (tr("cache bytes per token and self-attention layer: "
                + ", ".join(f"{cache[a]:,} with {heads[a]} K/V head{'s' * (heads[a] > 1)}" for a in runs)
                + f", against {cache_base:,}",
                "每个词元、每个自注意力层缓存的字节数：" + "，".join(f"{heads[a]} 个键/值头 {cache[a]:,}" for a in runs)
                + f"，论文为 {cache_base:,}"),
-            tr("Multi30k BLEU " + ", ".join(f"{bleu[a]:.1f} ({heads[a]})" for a in runs) + f" against {bleu_base:.1f}",
-               "Multi30k 上 BLEU " + "，".join(f"{bleu[a]:.1f}（{heads[a]} 个）" for a in runs) + f"，论文为 {bleu_base:.1f}"))
+            tr("Multi30k, " + "; ".join(f"{heads[a]} K/V head{'s' * (heads[a] > 1)}: validation loss {loss[a]:.2f}"
+                                        f"{said[a]['val_loss']}, BLEU {bleu[a]:.1f}{said[a]['bleu']}" for a in runs)
+               + f"; against {loss_base:.2f} and {bleu_base:.1f}",
+               "Multi30k 上，" + "；".join(f"{heads[a]} 个键/值头：验证集损失 {loss[a]:.2f}{said[a]['val_loss']}，"
+                                         f"BLEU {bleu[a]:.1f}{said[a]['bleu']}" for a in runs)
+               + f"；论文为 {loss_base:.2f} 和 {bleu_base:.1f}"))
 
 
 def _memory(v: dict) -> tuple[str, str, str]:
@@ -136,10 +155,11 @@ def _decoder_only(v: dict) -> tuple[str, str]:
     names = {"copy": ("copy", "复制"), "reverse": ("reverse", "反转")}
     ed, do = v["models"]["encoder_decoder"], v["models"]["decoder_only"]
     p_ed, p_do = v["parameters"]["encoder_decoder"], v["parameters"]["decoder_only"]
+    said = {task: _judged(v["verdicts"][task]["exact_match"]) for task in exact}
     return (tr("one stack, one sequence; copied exactly: "
-               + "; ".join(f"{names[t][0]} {e['decoder_only']} against {e['encoder_decoder']}" for t, e in exact.items()),
+               + "; ".join(f"{names[t][0]} {e['decoder_only']} against {e['encoder_decoder']}{said[t]}" for t, e in exact.items()),
                "一个堆叠、一条序列；完全正确："
-               + "；".join(f"{names[t][1]} {e['decoder_only']}，论文为 {e['encoder_decoder']}" for t, e in exact.items())),
+               + "；".join(f"{names[t][1]} {e['decoder_only']}，论文为 {e['encoder_decoder']}{said[t]}" for t, e in exact.items())),
             tr(f"the source read under the causal mask too; {do['num_layers']} layers (d_ff = {do['d_ff']}) for "
                f"{ed['num_layers']} + {ed['num_layers']} (d_ff = {ed['d_ff']}) to hold the parameters ({p_do:,} against {p_ed:,})",
                f"源序列也在因果掩码下读；{do['num_layers']} 层（d_ff = {do['d_ff']}），论文为 {ed['num_layers']} + "
