@@ -8,6 +8,7 @@ import json
 import pytest
 import torch
 
+from aiayn.experiments import after_decoder_only, after_rope
 from aiayn.experiments import after_pre_ln as exp
 from aiayn.experiments.after_common import COPY_MODEL, COPY_TASK
 from aiayn.experiments.record import read_results
@@ -53,8 +54,10 @@ def test_the_first_updates_reproduce_the_committed_run():
     assert fresh["parameters"] == committed["parameters"]
 
 
+@pytest.mark.parametrize("command", [exp, after_rope, after_decoder_only], ids=lambda m: m.__name__.rsplit(".", 1)[1])
 @pytest.mark.parametrize("argv", [["--steps", "0"], ["--seeds", "1", "1"], ["--seeds", "-1"]])
-def test_command_line_refuses_bad_arguments(argv, capsys):
-    assert exp.main(argv) == 2
+def test_command_line_refuses_bad_arguments(command, argv, capsys):
+    """The copy-task commands share their command line (after_common.copy_arguments)."""
+    assert command.main(argv) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"{exp.PROG}: error:")
+    assert err.count("\n") == 1 and err.startswith(f"{command.PROG}: error:")

@@ -213,6 +213,24 @@ def verdicts(pairs: dict[str, tuple[list, list]], metrics: dict[str, bool]) -> d
 MULTI30K_METRICS = {"val_loss": True, "bleu": False}
 
 
+def copy_arguments(prog: str, description: str, steps: int, seeds, results, argv=None):
+    """The command line of a copy-task experiment (--steps, --seeds, --out), parsed; None after
+    one line on stderr when the values cannot run (the command then exits with status 2)."""
+    import argparse
+    import sys
+
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    p.add_argument("--steps", type=int, default=steps, help="updates per run (default %(default)s)")
+    p.add_argument("--seeds", type=int, nargs="+", default=list(seeds),
+                   help=f"seeds (default {' '.join(map(str, seeds))})")
+    p.add_argument("--out", default=str(results), help="results file (default: %(default)s)")
+    args = p.parse_args(argv)
+    if args.steps < 1 or min(args.seeds) < 0 or len(set(args.seeds)) != len(args.seeds):
+        print(f"{prog}: error: need --steps >= 1 and distinct seeds >= 0", file=sys.stderr)
+        return None
+    return args
+
+
 def multi30k_experiment(prog: str, results, arms: dict[str, dict], argv=None, extra=None) -> int:
     """The command line of a Multi30k experiment: trains each arm (name -> ``TransformerConfig``
     changes) with the seeds of the base file (``after_base``), pairs them with the base's runs,

@@ -14,7 +14,6 @@ exact match. Verdicts: decoder-only against encoder-decoder, paired by seed, Hol
 and both scores.
 """
 
-import argparse
 import sys
 
 import torch
@@ -22,7 +21,7 @@ import torch
 from ..config import TransformerConfig
 from ..pt.decoder_only import DecoderOnlyTransformer
 from ..pt.model import Transformer
-from .after_common import COPY_BATCH, COPY_MODEL, COPY_RECIPE, COPY_TASK, copy_run, verdicts
+from .after_common import COPY_BATCH, COPY_MODEL, COPY_RECIPE, COPY_TASK, copy_arguments, copy_run, verdicts
 from .record import REPOSITORY, Recorder
 
 PROG = "python -m aiayn.experiments.after_decoder_only"
@@ -45,13 +44,8 @@ def run_one(arm: str, task: str, seed: int, steps: int, score: bool = True) -> d
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=STEPS, help="updates per run (default %(default)s)")
-    p.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), help="seeds (default 0-4)")
-    p.add_argument("--out", default=str(RESULTS), help="results file (default: %(default)s)")
-    args = p.parse_args(argv)
-    if args.steps < 1 or min(args.seeds) < 0 or len(set(args.seeds)) != len(args.seeds):
-        print(f"{PROG}: error: need --steps >= 1 and distinct seeds >= 0", file=sys.stderr)
+    args = copy_arguments(PROG, __doc__.split("\n")[0], STEPS, SEEDS, RESULTS, argv)
+    if args is None:
         return 2
     torch.set_num_threads(1)
     with Recorder() as rec:

@@ -16,14 +16,13 @@ batches. Verdict per (schedule, depth): Pre-LN against Post-LN on the validation
 seed, Holm over the eight comparisons; exact match is reported beside it.
 """
 
-import argparse
 import math
 import sys
 
 import torch
 
 from ..config import TransformerConfig
-from .after_common import COPY_BATCH, COPY_MODEL, COPY_RECIPE, COPY_TASK, copy_run, verdicts
+from .after_common import COPY_BATCH, COPY_MODEL, COPY_RECIPE, COPY_TASK, copy_arguments, copy_run, verdicts
 from .record import REPOSITORY, Recorder
 
 PROG = "python -m aiayn.experiments.after_pre_ln"
@@ -54,13 +53,8 @@ def run_one(schedule: str, depth: int, norm_first: bool, seed: int, steps: int, 
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=STEPS, help="updates per run (default %(default)s)")
-    p.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), help="seeds (default 0 1 2)")
-    p.add_argument("--out", default=str(RESULTS), help="results file (default: %(default)s)")
-    args = p.parse_args(argv)
-    if args.steps < 1 or min(args.seeds) < 0 or len(set(args.seeds)) != len(args.seeds):
-        print(f"{PROG}: error: need --steps >= 1 and distinct seeds >= 0", file=sys.stderr)
+    args = copy_arguments(PROG, __doc__.split("\n")[0], STEPS, SEEDS, RESULTS, argv)
+    if args is None:
         return 2
     torch.set_num_threads(1)
     with Recorder() as rec:
