@@ -97,6 +97,16 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 
 
+@pytest.fixture
+def one_thread():
+    """One torch thread for the test (tiny models: a second thread only adds synchronisation, and
+    stalls on a busy machine); the count before is put back."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 _LARGEST = {}
 
 

@@ -45,12 +45,7 @@ SMALL = ["max_train_pairs=400", "max_test_pairs=8", "vocab_size=300", "d_model=3
          "num_layers=1", "d_ff=64", "max_tokens=400"]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 @pytest.mark.parametrize("name", ["multi30k-cpu", "multi30k-laptop", "multi30k-small"])

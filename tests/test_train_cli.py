@@ -22,12 +22,7 @@ pytestmark = pytest.mark.skipif(not (DATA / "multi30k").is_dir(),
 TINY = ["--config", "multi30k-tiny", "--data-dir", str(DATA), "--quiet", "--device", "cpu"]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -21,12 +21,7 @@ CONFIG = TransformerConfig(VOCAB, VOCAB, d_model=16, num_heads=2, num_layers=1, 
                            max_len=32, share_embeddings=True)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def pairs(n=24, seed=0):

@@ -28,13 +28,7 @@ CONFIG = TransformerConfig(VOCAB, VOCAB, d_model=32, num_heads=4, num_layers=2, 
                            max_len=64, share_embeddings=True)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models: a second thread only adds synchronisation (and stalls on a busy machine)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def copy_pairs(n=48, seed=0):
