@@ -111,7 +111,7 @@ def test_a_multi30k_table_shows_the_means_and_the_verdicts_of_the_file(monkeypat
     assert rows[1][-2:] == ["超出种子噪声，更好", "无定论"]
 
 
-def test_the_decoder_only_table_has_a_row_per_task_and_model():
+def test_the_decoder_only_table_has_a_row_per_task_and_model(monkeypatch):
     arms = {"encoder_decoder": copy_runs([0.5, 0.6], exact=0.9), "decoder_only": copy_runs([0.4, 0.45], exact=1.0)}
     record = {"values": {"runs": {"copy": arms, "reverse": arms},
                          "verdicts": verdicts({t: (arms["decoder_only"], arms["encoder_decoder"]) for t in ("copy", "reverse")},
@@ -121,9 +121,12 @@ def test_the_decoder_only_table_has_a_row_per_task_and_model():
                                                            ["reverse", "encoder-decoder (paper)"], ["reverse", "decoder-only"]]
     assert rows[0][3:] == ["0.550", "90.0%", "—", "—"] and rows[1][3:5] == ["0.425", "100.0%"]
     assert rows[1][6] == "inconclusive"  # every seed moved by exactly 0.1: no spread, p = 1
+    monkeypatch.setenv("AIAYN_LANG", "zh")
+    headers, _ = after.decoder_only_rows(record)
+    assert headers[4] == "完全匹配率" and headers[6] == "结论：完全匹配率"  # a rate, not "all correct"
 
 
-def test_the_lab_tables_show_every_seed_the_tests_and_the_provenance():
+def test_the_lab_tables_show_every_seed_the_tests_and_the_provenance(monkeypatch):
     record, _ = multi30k_records()
     headers, rows = after.verdict_rows(record["values"]["verdicts"], digits=2)
     v = record["values"]["verdicts"]["swiglu"]["val_loss"]
@@ -133,6 +136,9 @@ def test_the_lab_tables_show_every_seed_the_tests_and_the_provenance():
                     "machine": "Intel(R) Xeon(R) Processor; 2 logical CPUs", "cpu_seconds": 1830.0}}
     _, rows = after.provenance_rows(runs)
     assert rows == [["`gqa.json`", "`python -m aiayn.experiments.after_gqa`", "abc1234", "Intel Xeon", 1, "30 min"]]
+    monkeypatch.setenv("AIAYN_LANG", "zh")  # every header in Chinese, with full-width brackets
+    assert after.verdict_rows(record["values"]["verdicts"])[0][5:7] == ["p", "p（Holm）"]
+    assert after.provenance_rows(runs)[0][2] == "提交"
 
 
 def test_load_reads_a_results_file_and_names_a_missing_one(tmp_path):
@@ -167,3 +173,12 @@ def test_the_detectable_table_says_what_each_inconclusive_comparison_would_need(
     assert rows[1][7] == "> 100" or int(rows[1][7]) > alone
     with pytest.raises(ValueError, match="most_seeds"):
         after.detectable_rows(judged, most_seeds=1)
+
+
+def test_the_detectable_table_in_chinese_names_the_test(monkeypatch):
+    def runs(values):
+        return [{"seed": s, "x": x} for s, x in enumerate(values)]
+    judged = verdicts({"noisy": (runs([1.2, 1.9, 3.5]), runs([1.0, 2.0, 3.0]))}, {"x": True})
+    monkeypatch.setenv("AIAYN_LANG", "zh")
+    headers, _ = after.detectable_rows(judged)
+    assert headers[4:] == ["当前种子数下可检出的最小差：单独检验", "1 项中检验", "检出此差所需种子数：单独检验", "1 项中检验"]

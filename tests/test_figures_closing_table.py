@@ -48,6 +48,8 @@ def test_the_same_rows_in_chinese(records, monkeypatch):
     assert rows[0][4] == "超出种子噪声，更好：1/8；无定论：7/8" and rows[-1][4] == "无定论：4/4"
     assert "论文为 1,024" in rows[4][2] and "against" not in " ".join(c for r in rows for c in r)
     assert rows[3][3].endswith("（超出种子噪声，更差）") and "inconclusive" not in " ".join(c for r in rows for c in r)
+    assert rows[5][4].endswith("输出在 float64 舍入误差内一致") and "LayerNorm 为 1 个" in rows[1][3]
+    assert rows[6][2].startswith("一个堆叠、一条序列；完全匹配率：复制 ")
 
 
 def test_tally_counts_each_verdict_of_a_file():

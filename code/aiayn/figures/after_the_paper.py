@@ -30,7 +30,7 @@ SCHEDULES = {"warmup": ("warm-up", "预热"), "no_warmup": ("no warm-up", "不�
              "warmup_x4": ("warm-up, 4x rate", "预热，4 倍学习率"),
              "no_warmup_x4": ("no warm-up, 4x rate", "不预热，4 倍学习率")}
 NORMS = {"post_ln": ("Post-LN (paper)", "Post-LN（论文）"), "pre_ln": ("Pre-LN", "Pre-LN")}
-POSITIONAL = {"sinusoidal": ("sinusoids (paper)", "正弦（论文）"), "rotary": ("rotary (RoPE)", "旋转（RoPE）")}
+POSITIONAL = {"sinusoidal": ("sinusoids (paper)", "正弦编码（论文）"), "rotary": ("rotary (RoPE)", "旋转（RoPE）")}
 
 
 def load(name: str, folder=None) -> dict:
@@ -137,7 +137,7 @@ def plot_memory(record: dict, ax=None):
              (("torch_float32", "chunked"), "s--", "#dd8452", (f"PyTorch float32, key blocks of {v['block']}", f"PyTorch float32，每块 {v['block']} 个键")),
              (("torch_float32", "fused"), "^--", "#55a868", ("PyTorch float32, F.scaled_dot_product_attention", "PyTorch float32，F.scaled_dot_product_attention"))]
     ax.loglog(n, [r["score_matrix_bytes"]["float64"] / 2**20 for r in v["rows"]], ":", color="gray",
-              label=tr("one n x n score matrix, float64", "一个 n x n 分数矩阵，float64"))
+              label=tr("one n x n score matrix, float64", "一个 n × n 分数矩阵，float64"))
     for path, style, colour, label in lines:
         ax.loglog(n, mib(path), style, color=colour, ms=4, label=tr(*label))
     ax.set_xticks(n, [str(x) for x in n])
@@ -165,7 +165,7 @@ def draw_head_sharing(num_heads: int = 8, kv_heads=(8, 2, 1)):
         ax.text(-0.6, 1, "Q", ha="right", va="center")
         ax.text(-0.6, 0, "K, V", ha="right", va="center")
         label = names.get(g, ("grouped-query", "分组查询"))
-        ax.set_title(tr(f"{label[0]}: {g} K/V", f"{label[1]}：{g} 个 K/V 头"), fontsize=10)
+        ax.set_title(tr(f"{label[0]}: {g} K/V", f"{label[1]}：{g} 个键/值头"), fontsize=10)
         ax.set_xlim(-1.6, num_heads - 0.4)
         ax.set_ylim(-0.4, 1.4)
         ax.axis("off")
@@ -192,7 +192,7 @@ def decoder_only_rows(record: dict) -> tuple[list, list]:
     """Per task and model: parameters, mean validation loss and exact match, the verdicts."""
     v = record["values"]
     headers = [tr("task", "任务"), tr("model", "模型"), tr("parameters", "参数量"), tr("validation loss", "验证集损失"),
-               tr("copied exactly", "完全正确"), tr("verdict: loss", "结论：损失"), tr("verdict: exact", "结论：完全正确")]
+               tr("copied exactly", "完全匹配率"), tr("verdict: loss", "结论：损失"), tr("verdict: exact", "结论：完全匹配率")]
     names = {"copy": tr("copy", "复制"), "reverse": tr("reverse", "反转"),
              "encoder_decoder": tr("encoder-decoder (paper)", "编码器-解码器（论文）"), "decoder_only": tr("decoder-only", "仅解码器")}
     rows = []
@@ -214,7 +214,7 @@ def verdict_rows(verdicts: dict, digits: int = 3) -> tuple[list, list]:
     per comparison and metric, the base's and the arm's value seed by seed, the mean paired
     difference, the paired t-test's p, Holm's p over the family and the verdict."""
     headers = [tr("comparison", "比较"), tr("metric", "指标"), tr("base, by seed", "对照，逐个种子"),
-               tr("arm, by seed", "改动，逐个种子"), tr("mean difference", "平均差"), "p", "p (Holm)", tr("verdict", "结论")]
+               tr("arm, by seed", "改动，逐个种子"), tr("mean difference", "平均差"), "p", tr("p (Holm)", "p（Holm）"), tr("verdict", "结论")]
     rows = [[name, metric, _values(v["base"], digits), _values(v["arm"], digits), f"{v['difference']:+.{digits}f}",
              f"{v['p']:.3g}", f"{v['holm_p']:.3g}", verdict(v)]
             for name, by_metric in verdicts.items() for metric, v in by_metric.items()]
@@ -223,7 +223,7 @@ def verdict_rows(verdicts: dict, digits: int = 3) -> tuple[list, list]:
 
 def provenance_rows(records: dict) -> tuple[list, list]:
     """One row per results file: command, commit, processor, threads, CPU time."""
-    headers = [tr("file", "文件"), tr("command", "命令"), "commit", tr("processor", "处理器"), tr("threads", "线程"),
+    headers = [tr("file", "文件"), tr("command", "命令"), tr("commit", "提交"), tr("processor", "处理器"), tr("threads", "线程"),
                tr("CPU time", "CPU 时间")]
     rows = [[f"`{name}.json`", f"`{r['command']}`", r["commit"], processor_name(r), r["threads"],
              tr(f"{r['cpu_seconds'] / 60:.0f} min", f"{r['cpu_seconds'] / 60:.0f} 分钟")] for name, r in records.items()]
@@ -251,8 +251,8 @@ def detectable_rows(verdicts: dict, digits: int = 3, most_seeds: int = 100) -> t
         return str(n) if n else f"> {most_seeds}"
 
     headers = [tr("comparison", "比较"), tr("metric", "指标"), tr("mean difference", "平均差"), "s_d",
-               tr("passes at these seeds: alone", "这些种子下能通过的差：单独"), tr(f"among {m}", f"{m} 项中"),
-               tr("seeds for this difference: alone", "这个差所需种子数：单独"), tr(f"among {m}", f"{m} 项中")]
+               tr("passes at these seeds: alone", "当前种子数下可检出的最小差：单独检验"), tr(f"among {m}", f"{m} 项中检验"),
+               tr("seeds for this difference: alone", "检出此差所需种子数：单独检验"), tr(f"among {m}", f"{m} 项中检验")]
     rows = []
     for name, by_metric in verdicts.items():
         for metric, v in by_metric.items():

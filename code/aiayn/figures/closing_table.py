@@ -76,7 +76,7 @@ def _rmsnorm(record: dict, base: dict) -> tuple[str, str]:
                f"每个元素 {arithmetic['rms']:.1f} 次运算，论文为 {arithmetic['layer']:.1f}；每个归一化层 {parameters['rms']} "
                f"个参数，论文为 {parameters['layer']}；Multi30k 上 BLEU {bleu:.1f}，论文为 {bleu_base:.1f}{said}"),
             tr(f"its backward runs {backward['rms']} PyTorch operators, LayerNorm's {backward['layer']}",
-               f"反向传播要调用 {backward['rms']} 个 PyTorch 算子，LayerNorm 只要 {backward['layer']} 个"))
+               f"反向传播要调用 {backward['rms']} 个 PyTorch 算子，LayerNorm 为 {backward['layer']} 个"))
 
 
 def _swiglu(record: dict, base: dict) -> tuple[str, str]:
@@ -145,7 +145,7 @@ def _memory(v: dict) -> tuple[str, str, str]:
     if worst >= 1e-12:
         raise ValueError(f"memory: the key-block outputs differ from the paper's by {worst:.2g} (float64)")
     verdict = tr("no seeds to judge: a count; the same outputs to float64 rounding",
-                 "无需按种子判断：这是计数；输出在 float64 舍入误差内相同")
+                 "无需按种子判断：这是计数；输出在 float64 舍入误差内一致")
     return buys, costs, verdict
 
 
@@ -158,7 +158,7 @@ def _decoder_only(v: dict) -> tuple[str, str]:
     said = {task: _judged(v["verdicts"][task]["exact_match"]) for task in exact}
     return (tr("one stack, one sequence; copied exactly: "
                + "; ".join(f"{names[t][0]} {e['decoder_only']} against {e['encoder_decoder']}{said[t]}" for t, e in exact.items()),
-               "一个堆叠、一条序列；完全正确："
+               "一个堆叠、一条序列；完全匹配率："
                + "；".join(f"{names[t][1]} {e['decoder_only']}，论文为 {e['encoder_decoder']}{said[t]}" for t, e in exact.items())),
             tr(f"the source read under the causal mask too; {do['num_layers']} layers (d_ff = {do['d_ff']}) for "
                f"{ed['num_layers']} + {ed['num_layers']} (d_ff = {ed['d_ff']}) to hold the parameters ({p_do:,} against {p_ed:,})",
