@@ -13,8 +13,10 @@ with the model's configuration changed; scored like Table 3, on the last model (
 the validation loss every 150 updates, and cased sacreBLEU of greedy decoding on the 1,014
 validation sentences. The test set stays sealed.
 
-Verdicts (``verdicts``): each arm against the base, seed k against seed k (same batches, and the
-same initial weights wherever the shapes agree), a paired t-test per metric, Holm's correction
+Verdicts (``verdicts``): each arm against the base, seed k against seed k (same batches; the same
+initial weights only where both models draw the same shapes in the same order: Pre-LN, RMSNorm
+and RoPE, not SwiGLU, whose extra matrix moves every later layer's draw, nor grouped-query
+attention or the decoder-only model), a paired t-test per metric, Holm's correction
 over the experiment's family, in the course's words: "beyond seed noise" (better or worse) or
 "inconclusive".
 """
@@ -213,13 +215,14 @@ def verdicts(pairs: dict[str, tuple[list, list]], metrics: dict[str, bool]) -> d
 MULTI30K_METRICS = {"val_loss": True, "bleu": False}
 
 
-def copy_arguments(prog: str, description: str, steps: int, seeds, results, argv=None):
+def copy_arguments(prog: str, doc: str, steps: int, seeds, results, argv=None):
     """The command line of a copy-task experiment (--steps, --seeds, --out), parsed; None after
     one line on stderr when the values cannot run (the command then exits with status 2)."""
     import argparse
     import sys
 
-    p = argparse.ArgumentParser(prog=prog, description=description)
+    # the module docstring's first paragraph, whole: its first line alone stops mid-sentence
+    p = argparse.ArgumentParser(prog=prog, description=" ".join(doc.split("\n\n")[0].split()))
     p.add_argument("--steps", type=int, default=steps, help="updates per run (default %(default)s)")
     p.add_argument("--seeds", type=int, nargs="+", default=list(seeds),
                    help=f"seeds (default {' '.join(map(str, seeds))})")

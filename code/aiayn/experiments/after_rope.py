@@ -68,7 +68,7 @@ def run_one(positional: str, seed: int, steps: int, score: bool = True) -> dict:
 
 
 def main(argv=None) -> int:
-    args = copy_arguments(PROG, __doc__.split("\n")[0], STEPS, SEEDS, RESULTS, argv)
+    args = copy_arguments(PROG, __doc__, STEPS, SEEDS, RESULTS, argv)
     if args is None:
         return 2
     torch.set_num_threads(1)
