@@ -33,7 +33,20 @@ this test fails on:
   ``**批次大小**。``; the opening lines (``**目标：**``, ``**阅读时间：**``, ``**前置：**``) are the
   exception;
 - **a thousands separator that is a space**: ``10 000`` where the book writes ``10,000``;
-- **百万 for a large number**: ``两百万``, ``{x} 百万`` where the book counts in 万 (``209 万``).
+- **百万 for a large number**: ``两百万``, ``{x} 百万`` where the book counts in 万 (``209 万``);
+- **a space after full-width punctuation** (issue 55/57): ``**顺序无关**。 把``: 。，、：；！？ carry
+  their own spacing, so an ASCII space after them shows as a gap. The opening lines keep theirs
+  (``**目标：** 学会``: the space is outside the bold, which CommonMark needs);
+- **Chinese against a Latin letter**: ``用自己的KV 缓存``, ``[从零实现 Transformer](…)一章``: a
+  Han character and a Latin letter touching, either way round; the book writes a space between
+  Chinese and a Latin word (``在 CPU 上``), or quotes the title (“[…](…)”一章). Code and math are
+  not letters here;
+- **单元 for a code cell**: ``检查单元``, ``隐藏的单元``, ``上一个单元``: the word is 单元格 (单元
+  alone is a hidden unit of the feed-forward network, 门控线性单元 a GLU).
+
+What a Chinese notebook prints is read here for one rule, **a percent sign with a space**
+(``0.26 %`` in a table of a Chinese page: write ``0.26%``), in every output that has a Chinese
+character (a Markdown table's rows carry none, its header does).
 
 Fenced code, inline code, math, roles, HTML and link targets are not prose; the parse is MyST's
 own (markdown-it with the book's extensions), and the bodies of directives that hold markdown
@@ -81,7 +94,8 @@ NOT_PROSE = {"code-cell", "code-block", "code", "sourcecode", "literalinclude", 
              "raw", "eval-rst", "include", "toctree", "tableofcontents", "bibliography", "mermaid",
              "graphviz", "image", "glue", "glue:any", "glue:text", "glue:figure", "glue:math"}
 RULES = ("variant", "ascii quotes", "bold spacing", "bold not rendered", "italics", "percent", "gloss",
-         "gloss voice", "line break", "attribution", "bold punctuation", "thousands", "large number")
+         "gloss voice", "line break", "attribution", "bold punctuation", "thousands", "large number",
+         "space after punctuation", "cjk latin spacing", "cell word")
 OPENING_LINES = ("目标：", "阅读时间：", "前置：")  # `- **目标：** …`: the bold keeps its colon
 # A hard line break: both sides CJK, or full-width punctuation on either side.
 LINE_BREAK = re.compile(f"[{HAN}{CJK_PUNCT}]\n[{HAN}{CJK_PUNCT}]|[{FULL_WIDTH}]\n|\n[{FULL_WIDTH}]")
@@ -89,6 +103,10 @@ ATTRIBUTION = re.compile(r"(?<!—)—[ \u00a0]*(?:§|Abstract\b|摘要)")
 THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d.,])")
 LARGE_NUMBER = re.compile("两?百万(?!计)")  # 数以百万计 ("millions of") is an idiom, not a count
 BOLD_END = re.compile(f"(?:[。，、；：？！]|(?<=[{HAN}])[.,:;!?])$")
+SPACE_AFTER_PUNCT = re.compile(f"[。，、：；！？][{SPACE}]+")
+CJK_LATIN = re.compile(f"(?<=[{HAN}])(?=[A-Za-z])|(?<=[A-Za-z])(?=[{HAN}])")
+CELL_WORD = re.compile("(?:检查|隐藏的|隐藏的检查|[Mm]arkdown ?|上一个|下一个|前一个|后一个)单元(?!格)")
+PERCENT_SPACE = re.compile(r"\d[ \u00a0\u2009\u202f]+%")
 
 
 class Finding(NamedTuple):
@@ -223,12 +241,23 @@ def inline_findings(children, variants, quoted: bool) -> list[tuple[int, Finding
     for a, b in zip(quotes[::2], quotes[1::2]):
         if re.search(f"[{HAN}]", text[a:b]):
             at(a, "ascii quotes", text[a:b + 1], "use “” around Chinese")
+    for m in CJK_LATIN.finditer(text):
+        at(m.start(), "cjk latin spacing", text[max(0, m.start() - 4):m.start() + 4],
+           "a space between Chinese and a Latin word (在 CPU 上), or “” around a linked title")
+    if not quoted:
+        for m in CELL_WORD.finditer(text):
+            at(m.start(), "cell word", m.group(), "a code cell is 单元格 (单元 is a hidden unit)")
     for m in re.finditer(f"[\\d{ROLE}](?:[ \u00a0\u2009\u202f]+[%％]|％)", text):
         at(m.start(), "percent", m.group(), "write 5% (no space, ASCII %)")
     pos = 0  # position in text, to place the findings on their line
     for i, c in enumerate(children):
         before = children[i - 1] if i else None
         after = children[i + 1] if i + 1 < len(children) else None
+        if c.type == "text":  # within one text token: the opening lines' space after **目标：** is outside it
+            for m in SPACE_AFTER_PUNCT.finditer(c.content):
+                if m.end() < len(c.content) or (after is not None and after.type not in ("softbreak", "hardbreak")):
+                    at(pos + m.start(), "space after punctuation", text[max(0, pos + m.start() - 4):pos + m.end() + 3],
+                       "no space after full-width punctuation: 。把, not 。 把")
         if c.type == "text" and "**" in c.content:
             k = c.content.index("**")
             at(pos + k, "bold not rendered", c.content[max(0, k - 12):k + 14].strip(),
@@ -352,7 +381,8 @@ def rules_of(markdown: str) -> list[tuple[str, str]]:
     ("这台笔记本很快。", [("variant", "笔记本")]),
     ("在笔记本电脑上运行这个 notebook。", []),
     ("束大小为 4，批大小为 32。", [("variant", "束大小"), ("variant", "批大小")]),
-    ("base 模型与base模型", [("variant", "base 模型"), ("variant", "base模型")]),
+    ("base 模型与base模型", [("variant", "base 模型"), ("variant", "base模型"), ("cjk latin spacing", " 模型与base"),
+                        ("cjk latin spacing", "base模型")]),
     ("Vaswani 等（2017）与 Vinyals 等人（2015）", [("variant", "Vaswani 等")]),
     ("Transformer 等架构，NumPy、PyTorch 等库，GPU 等硬件", []),
     ("见《位置编码》一章；《动手学深度学习》", [("variant", "《位置编码》")]),
@@ -412,6 +442,18 @@ def rules_of(markdown: str) -> list[tuple[str, str]]:
     ("表 3 的 base 行、基础模型大小的模型与基线；写一个左分支基线；学习的位置编码与可学习的位置编码", [
         ("variant", "base 行"), ("variant", "基础模型大小的"), ("variant", "基线"), ("variant", "学习的位置编码")]),
     ("LayerNorm 与 `nn.LayerNorm`、nn.LayerNorm 和 MyLayerNorm", [("variant", "LayerNorm")]),
+    # a space after full-width punctuation (issue 55/57); the opening lines keep the one after the bold
+    ("1. **顺序无关**。 把键块反转。\n2. **块的大小**。在 1,024 个位置上", [("space after punctuation", "顺序无关。 把键块")]),
+    ("这个领先有多小？ 这里，见 `x`： `y`。", [("space after punctuation", "先有多小？ 这里，"),
+                                         ("space after punctuation", "，见 `…`： `…`。")]),
+    ("- **目标：** 学会。\n- **前置：** [位置编码](positional_encoding.ipynb)、[复制任务](copy_task.ipynb)", []),
+    # Chinese against a Latin letter, either way; code, math and a quoted linked title are not letters
+    ("用自己的KV 缓存，用 Multi30k训练", [("cjk latin spacing", "用自己的KV 缓"), ("cjk latin spacing", "i30k训练")]),
+    ("[从零实现 Transformer](from_scratch.ipynb)一章", [("cjk latin spacing", "rmer一章")]),
+    ("“[从零实现 Transformer](from_scratch.ipynb)”一章，在 CPU 上，用`x`与$n$个", []),
+    # 单元 for a code cell; a hidden unit and a gated linear unit stay 单元
+    ("一个隐藏的检查单元试遍了位置；上一个单元的输出", [("cell word", "隐藏的检查单元"), ("cell word", "上一个单元")]),
+    ("检查单元格、隐藏单元、2048 个单元、门控线性单元、代码单元格", []),
 ])
 def test_rule_examples(markdown, expected):
     assert sorted(rules_of(markdown)) == sorted(expected)
@@ -427,6 +469,41 @@ def test_a_gloss_may_open_the_next_markdown_cell_and_the_lines_are_the_cells(tmp
     assert page(("markdown", "# 题\n\n> Quote."), ("markdown", "大意：引文。")) == []
     assert page(("markdown", "> Quote."), ("code", "x = 1"), ("markdown", "大意：引文。")) == [("c0", "gloss", 1)]
     assert sorted(page(("markdown", "正文。\n\n第二段，有 `x`\n束大小 5 %。"))) == [("c0", "percent", 4), ("c0", "variant", 4)]
+
+
+def percent_faults(path: Path) -> list[str]:
+    """'cell <id> output <n>: <line>' for every printed percentage with a space before its sign, in
+    the outputs of a Chinese notebook that hold a Chinese character (a table's rows are read with
+    its header)."""
+    found = []
+    for cell in json.loads(path.read_text(encoding="utf8"))["cells"]:
+        for n, out in enumerate(cell.get("outputs", []) if cell["cell_type"] == "code" else [], 1):
+            data = out.get("data", {})
+            text = out.get("text", data.get("text/markdown", data.get("text/plain", "")))
+            text = "".join(text) if isinstance(text, list) else text
+            if re.search(f"[{HAN}]", text):
+                found += [f"cell {cell.get('id', '?')} output {n}: {line.strip()[:100]!r}"
+                          for line in text.splitlines() if PERCENT_SPACE.search(line)]
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in PAGES if p.suffix == ".ipynb"], ids=lambda p: f"zh/{p.stem}")
+def test_a_chinese_page_prints_percentages_without_a_space(path):
+    problems = percent_faults(path)
+    if problems:
+        pytest.fail(f"{len(problems)} printed percentage(s) with a space before %: write 0.26%, "
+                    "through tr(' %', '%') where the English page keeps its space:\n  " + "\n  ".join(problems),
+                    pytrace=False)
+
+
+def test_a_printed_percentage_is_read_where_the_output_has_chinese(tmp_path):
+    table = "| 归一化 | 占比 |\n| :--- | :--- |\n| LayerNorm | 0.26 % |\n| RMSNorm | 0.15% |"
+    nb = {"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": 1, "source": "",
+                     "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"text/markdown": table}},
+                                 {"output_type": "stream", "name": "stdout", "text": ["MFU 0.08 % on one GPU\n"]}]}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "p.ipynb").write_text(json.dumps(nb), encoding="utf8")
+    assert percent_faults(tmp_path / "p.ipynb") == ["cell c1 output 1: '| LayerNorm | 0.26 % |'"]
 
 
 def test_every_avoid_entry_of_the_terminology_parses():
@@ -488,7 +565,7 @@ def print_counts(root: Path) -> None:
 
     c = counts(root)
     for rule in RULES:
-        print(f"{rule:20} {c[rule]}")
+        print(f"{rule:24} {c[rule]}")
         if rule == "variant":  # every variant of terminology.csv, those at 0 too
             for phrase in dict.fromkeys(v.phrase for v in load_variants()):
                 print(f"  {phrase:30} {c['  ' + phrase]}")
