@@ -36,7 +36,10 @@ def test_a_row_per_change_with_the_files_numbers_in_english(records, monkeypatch
     assert decoder_only[4] == "inconclusive: 4 of 4" and "233,856 against 234,368" in decoder_only[3]
     # a compared score carries its own verdict: no nominal gain reads as a measured one
     assert pre_ln[2].endswith("(beyond seed noise, better)") and rms[2].endswith("BLEU 17.8 against 17.2 (inconclusive)")
-    assert rope[2].endswith("(inconclusive)") and rope[3].endswith("(beyond seed noise, worse)")
+    assert rope[2].startswith("nothing beyond seed noise") and rope[2].endswith("(inconclusive)")
+    assert rope[3].endswith("(beyond seed noise, worse)") and "validation loss" in rope[3]
+    assert memory[2].count("MiB") == 5 and "returned tensors" in memory[2] and "float32 rounding" in memory[4]
+    assert pre_ln[1].startswith("2019 (GPT-2)") and "run time not measured" in rms[3]
     assert "1 K/V head: validation loss 3.36 (beyond seed noise, worse), BLEU 16.3 (inconclusive)" in gqa[3]
     assert decoder_only[2].count("(inconclusive)") == 2
 
@@ -48,8 +51,8 @@ def test_the_same_rows_in_chinese(records, monkeypatch):
     assert rows[0][4] == "超出种子噪声，更好：1/8；无定论：7/8" and rows[-1][4] == "无定论：4/4"
     assert "论文为 1,024" in rows[4][2] and "against" not in " ".join(c for r in rows for c in r)
     assert rows[3][3].endswith("（超出种子噪声，更差）") and "inconclusive" not in " ".join(c for r in rows for c in r)
-    assert rows[5][4].endswith("输出在 float64 舍入误差内一致") and "LayerNorm 为 1 个" in rows[1][3]
-    assert rows[6][2].startswith("一个堆叠、一条序列；完全匹配率：复制 ")
+    assert rows[5][4].endswith("PyTorch 在 float32 舍入误差内") and "LayerNorm 为 1 个" in rows[1][3]
+    assert rows[6][2].startswith("一个堆叠、一条序列；完全匹配率的差异没有超出种子噪声：复制 ")
 
 
 def test_tally_counts_each_verdict_of_a_file():

@@ -75,8 +75,10 @@ def _rmsnorm(record: dict, base: dict) -> tuple[str, str]:
                f"parameters per norm against {parameters['layer']}; Multi30k BLEU {bleu:.1f} against {bleu_base:.1f}{said}",
                f"每个元素 {arithmetic['rms']:.1f} 次运算，论文为 {arithmetic['layer']:.1f}；每个归一化层 {parameters['rms']} "
                f"个参数，论文为 {parameters['layer']}；Multi30k 上 BLEU {bleu:.1f}，论文为 {bleu_base:.1f}{said}"),
-            tr(f"its backward runs {backward['rms']} PyTorch operators, LayerNorm's {backward['layer']}",
-               f"反向传播要调用 {backward['rms']} 个 PyTorch 算子，LayerNorm 为 {backward['layer']} 个"))
+            tr(f"its backward runs {backward['rms']} PyTorch operators, LayerNorm's {backward['layer']} (this PyTorch, on a CPU); "
+               "run time not measured",
+               f"反向传播要调用 {backward['rms']} 个 PyTorch 算子，LayerNorm 为 {backward['layer']} 个（本课程所用的 PyTorch，CPU 上）；"
+               "运行时间没有测量"))
 
 
 def _swiglu(record: dict, base: dict) -> tuple[str, str]:
@@ -97,11 +99,15 @@ def _rope(v: dict) -> tuple[str, str]:
     w_rot, w_sin, b_rot, b_sin = (_percent(mean([r[key] for r in v["runs"][arm]]))
                                   for key in ("exact_within", "exact_beyond") for arm in ("rotary", "sinusoidal"))
     lo, hi, top = v["beyond"]["min_len"], v["beyond"]["max_len"], v["task"]["max_len"]
-    beyond, within = _judged(v["verdicts"]["exact_beyond"]), _judged(v["verdicts"]["exact_within"])
-    return (tr(f"copy task, lengths {lo}-{hi} (never trained on): copied exactly {b_rot} against {b_sin}{beyond}",
-               f"复制任务，长度 {lo}-{hi}（从未训练过）：完全复制正确 {b_rot}，论文为 {b_sin}{beyond}"),
-            tr(f"lengths 1-{top} (trained on): copied exactly {w_rot} against {w_sin}{within}",
-               f"长度 1-{top}（训练过）：完全复制正确 {w_rot}，论文为 {w_sin}{within}"))
+    said = {k: _judged(x) for k, x in v["verdicts"].items()}
+    loss_rot, loss_sin = (mean([r["val_loss_beyond"] for r in v["runs"][arm]]) for arm in ("rotary", "sinusoidal"))
+    return (tr(f"nothing beyond seed noise: lengths {lo}-{hi} (never trained on) copied exactly {b_rot} against "
+               f"{b_sin}{said['exact_beyond']}",
+               f"没有超出种子噪声的收益：长度 {lo}-{hi}（从未训练过）完全复制正确 {b_rot}，论文为 {b_sin}{said['exact_beyond']}"),
+            tr(f"lengths 1-{top} (trained on): copied exactly {w_rot} against {w_sin}{said['exact_within']}; "
+               f"lengths {lo}-{hi}: validation loss {loss_rot:.2f} against {loss_sin:.2f}{said['val_loss_beyond']}",
+               f"长度 1-{top}（训练过）：完全复制正确 {w_rot}，论文为 {w_sin}{said['exact_within']}；"
+               f"长度 {lo}-{hi}：验证集损失 {loss_rot:.2f}，论文为 {loss_sin:.2f}{said['val_loss_beyond']}"))
 
 
 def _gqa(record: dict, base: dict) -> tuple[str, str]:
@@ -131,21 +137,25 @@ def _memory(v: dict) -> tuple[str, str, str]:
     mib = lambda b: f"{b / 2**20:.3g} MiB"  # noqa: E731
     last = v["rows"][-1]
     n, numpy, torch = last["n"], last["numpy_float64"], last["torch_float32"]
+    # the fused kernel's count sees the tensors it returns, not its scratch space (modern_attention)
     buys = tr(f"peak memory at n = {n:,}: {mib(numpy['chunked'])} over key blocks against {mib(numpy['paper'])} "
-              f"(NumPy float64); PyTorch's fused kernel {mib(torch['fused'])} against {mib(torch['paper'])}",
+              f"(NumPy float64); PyTorch float32: key blocks {mib(torch['chunked'])}, the fused kernel's returned "
+              f"tensors {mib(torch['fused'])}, against {mib(torch['paper'])}",
               f"n = {n:,} 时的峰值内存：按键分块 {mib(numpy['chunked'])}，论文为 {mib(numpy['paper'])}（NumPy float64）；"
-              f"PyTorch 融合内核 {mib(torch['fused'])}，论文为 {mib(torch['paper'])}")
+              f"PyTorch float32：按键分块 {mib(torch['chunked'])}，融合内核返回的张量 {mib(torch['fused'])}，"
+              f"论文为 {mib(torch['paper'])}")
     more = [r for r in v["rows"] if r["numpy_float64"]["chunked"] > r["numpy_float64"]["paper"]]
     costs = tr(f"a loop over blocks of {v['block']} keys", f"对每块 {v['block']} 个键循环")
     if more:
         r = more[0]
         costs += tr(f"; more at n = {r['n']}: {mib(r['numpy_float64']['chunked'])} against {mib(r['numpy_float64']['paper'])}",
                     f"；n = {r['n']} 时反而更多：{mib(r['numpy_float64']['chunked'])}，论文为 {mib(r['numpy_float64']['paper'])}")
-    worst = max(r["max_difference_from_paper"]["numpy_chunked"] for r in v["rows"])
-    if worst >= 1e-12:
-        raise ValueError(f"memory: the key-block outputs differ from the paper's by {worst:.2g} (float64)")
-    verdict = tr("no seeds to judge: a count; the same outputs to float64 rounding",
-                 "无需按种子判断：这是计数；输出在 float64 舍入误差内一致")
+    worst = {k: max(r["max_difference_from_paper"][k] for r in v["rows"]) for k in ("numpy_chunked", "torch_chunked", "torch_fused")}
+    if worst["numpy_chunked"] >= 1e-12 or max(worst["torch_chunked"], worst["torch_fused"]) >= 1e-5:
+        raise ValueError(f"memory: the outputs differ from the paper's function's by {max(worst.values()):.2g}")
+    verdict = tr("no seeds to judge: a count; the outputs agree with the paper's to float64 rounding (NumPy) "
+                 "and to float32 rounding (PyTorch)",
+                 "无需按种子判断：这是计数；输出与论文的函数一致，NumPy 在 float64 舍入误差内，PyTorch 在 float32 舍入误差内")
     return buys, costs, verdict
 
 
@@ -156,9 +166,9 @@ def _decoder_only(v: dict) -> tuple[str, str]:
     ed, do = v["models"]["encoder_decoder"], v["models"]["decoder_only"]
     p_ed, p_do = v["parameters"]["encoder_decoder"], v["parameters"]["decoder_only"]
     said = {task: _judged(v["verdicts"][task]["exact_match"]) for task in exact}
-    return (tr("one stack, one sequence; copied exactly: "
+    return (tr("one stack, one sequence; nothing beyond seed noise in copying exactly: "
                + "; ".join(f"{names[t][0]} {e['decoder_only']} against {e['encoder_decoder']}{said[t]}" for t, e in exact.items()),
-               "一个堆叠、一条序列；完全匹配率："
+               "一个堆叠、一条序列；完全匹配率的差异没有超出种子噪声："
                + "；".join(f"{names[t][1]} {e['decoder_only']}，论文为 {e['encoder_decoder']}{said[t]}" for t, e in exact.items())),
             tr(f"the source read under the causal mask too; {do['num_layers']} layers (d_ff = {do['d_ff']}) for "
                f"{ed['num_layers']} + {ed['num_layers']} (d_ff = {ed['d_ff']}) to hold the parameters ({p_do:,} against {p_ed:,})",
@@ -176,7 +186,7 @@ def closing_rows(records: dict) -> tuple[list, list]:
     v = {name: r["values"] for name, r in records.items()}
     memory_buys, memory_costs, memory_verdict = _memory(v["memory"])
     rows = [
-        [tr("Pre-LN (normalise the branch)", "Pre-LN（在分支上归一化）"), tr("2020 (Xiong et al.)", "2020（Xiong 等人）"),
+        [tr("Pre-LN (normalise the branch)", "Pre-LN（在分支上归一化）"), tr("2019 (GPT-2); analysed 2020 (Xiong et al.)", "2019（GPT-2）；2020 年 Xiong 等人分析"),
          *_pre_ln(v["pre_ln"]), tally(v["pre_ln"]["verdicts"])],
         ["RMSNorm", tr("2019 (Zhang & Sennrich)", "2019（Zhang 和 Sennrich）"), *_rmsnorm(records["rmsnorm"], base),
          tally(v["rmsnorm"]["verdicts"])],
@@ -189,7 +199,7 @@ def closing_rows(records: dict) -> tuple[list, list]:
         [tr("attention over key blocks, fused kernels", "按键分块的注意力、融合内核"),
          tr("2021 (Rabe & Staats), 2022 (Dao et al.)", "2021（Rabe 和 Staats）、2022（Dao 等人）"),
          memory_buys, memory_costs, memory_verdict],
-        [tr("decoder-only", "仅解码器"), tr("2018 (Radford et al.)", "2018（Radford 等人）"), *_decoder_only(v["decoder_only"]),
+        [tr("decoder-only", "仅解码器"), tr("2018 (Liu et al.; Radford et al.)", "2018（Liu 等人；Radford 等人）"), *_decoder_only(v["decoder_only"]),
          tally(v["decoder_only"]["verdicts"])],
     ]
     headers = [tr("change", "改动"), tr("year", "年份"), tr("what it buys on these tasks", "在这些任务上的收益"),
