@@ -120,6 +120,19 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"largest max-abs difference, {kind}: {diff:.3e}")
 
 
+def copy_pairs(n: int, seed: int, vocab: int, lengths: tuple[int, int]) -> list[tuple[list, list]]:
+    """n (source ids, target ids) pairs of the copy task over symbols 4..vocab-1, each of
+    lengths[0] to lengths[1] - 1 symbols: training data small enough for a test."""
+    from aiayn.data.batching import source_ids, target_ids
+
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for _ in range(n):
+        seq = torch.randint(4, vocab, (int(torch.randint(*lengths, (1,), generator=g)),), generator=g).tolist()
+        out.append((source_ids(seq), target_ids(seq)))
+    return out
+
+
 def rand(*shape, seed=0):
     """float64 standard normal, reproducible per call site."""
     return np.random.default_rng(seed).standard_normal(shape)

@@ -9,12 +9,13 @@ import pytest
 import torch
 
 from aiayn.config import TransformerConfig
-from aiayn.data.batching import TokenBatches, source_ids, target_ids
+from aiayn.data.batching import TokenBatches
 from aiayn.pt.model import Transformer
 from aiayn.train import run_cache
 from aiayn.train.checkpoint import average_checkpoints, checkpoint_paths
 from aiayn.train.run_cache import cached_fit, code_fingerprint, run_key
 from aiayn.train.trainer import TrainConfig, Trainer
+from conftest import copy_pairs
 
 VOCAB = 12
 CONFIG = TransformerConfig(VOCAB, VOCAB, d_model=16, num_heads=2, num_layers=1, d_ff=32, dropout=0.1,
@@ -25,12 +26,7 @@ pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def pairs(n=24, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    out = []
-    for _ in range(n):
-        seq = torch.randint(4, VOCAB, (int(torch.randint(2, 7, (1,), generator=g)),), generator=g).tolist()
-        out.append((source_ids(seq), target_ids(seq)))
-    return out
+    return copy_pairs(n, seed, VOCAB, (2, 7))
 
 
 def new_trainer(tmp_path, folder="ckpt", seed=0, **changes):

@@ -23,6 +23,8 @@ from aiayn.train.loss import token_loss_sum
 from aiayn.train.schedule import transformer_schedule
 from aiayn.train.trainer import TrainConfig, Trainer
 
+import conftest
+
 VOCAB = 14
 CONFIG = TransformerConfig(VOCAB, VOCAB, d_model=32, num_heads=4, num_layers=2, d_ff=64, dropout=0.1,
                            max_len=64, share_embeddings=True)
@@ -32,12 +34,7 @@ pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def copy_pairs(n=48, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    pairs = []
-    for _ in range(n):
-        seq = torch.randint(4, VOCAB, (int(torch.randint(3, 9, (1,), generator=g)),), generator=g).tolist()
-        pairs.append((source_ids(seq), target_ids(seq)))
-    return pairs
+    return conftest.copy_pairs(n, seed, VOCAB, (3, 9))
 
 
 def new_model(seed=0):
