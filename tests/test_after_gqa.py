@@ -131,7 +131,29 @@ def test_the_cache_holds_fewer_heads_and_decodes_what_the_whole_prefix_gives(kv)
     assert cache_bytes_per_token(cached, 6) * 4 == cache_bytes_per_token(paper_cache, 6) * kv
     cross = sum(c["cross_k"].nbytes + c["cross_v"].nbytes for c in cached.cache)
     assert cross * 4 == sum(c["cross_k"].nbytes + c["cross_v"].nbytes for c in paper_cache.cache) * kv
-    assert greedy_decode(grouped, src, 6, BOS_ID, EOS_ID).shape[0] == 2  # no cache: still decodes
+    assert greedy_decode(grouped, src, 6, BOS_ID, EOS_ID).shape[0] == 2
+
+
+@pytest.mark.parametrize("extra", [{}, {"positional": "rotary"}], ids=["gqa", "gqa_rotary"])
+def test_the_decoding_functions_use_the_variant_cache(extra):
+    """greedy_decode, beam_search and the NumPy greedy_decode give a grouped-query or rotary decoder
+    variant_cache's cache by default, with the ids the whole prefix gives (use_cache=False)."""
+    from aiayn.inference.beam_search import beam_search
+    from aiayn.np.decoding import greedy_decode as numpy_greedy_decode
+    from aiayn.np.variant_cache import has_cache as numpy_has_cache
+    from aiayn.pt.variant_cache import has_cache
+
+    grouped = model(2, **extra)
+    twin = numpy_model_from_torch(grouped)
+    assert has_cache(grouped) and numpy_has_cache(twin)
+    assert has_cache(model(4)) and not has_cache(object())
+    src = torch.tensor([[5, 6, 7, 8, 0], [9, 10, 11, 12, 4]])
+    assert torch.equal(greedy_decode(grouped, src, 8, BOS_ID, EOS_ID),
+                       greedy_decode(grouped, src, 8, BOS_ID, EOS_ID, use_cache=False))
+    assert np.array_equal(numpy_greedy_decode(twin, src.numpy(), 8, BOS_ID, EOS_ID),
+                          numpy_greedy_decode(twin, src.numpy(), 8, BOS_ID, EOS_ID, use_cache=False))
+    assert (beam_search(grouped, src, 3, 0.6, 6, BOS_ID, EOS_ID)
+            == beam_search(grouped, src, 3, 0.6, 6, BOS_ID, EOS_ID, use_cache=False))
 
 
 def test_numpy_cache_equals_torch_cache():

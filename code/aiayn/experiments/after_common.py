@@ -36,6 +36,7 @@ from ..data.copy_task import CopyTask, greedy_exact_match
 from ..data.multi30k import load_split
 from ..data.specials import BOS_ID, EOS_ID, PAD_ID
 from ..data.tokenizer import SubwordTokenizer
+from ..pt.decoding import greedy_decode
 from ..pt.model import Transformer
 from ..pt.variant_cache import incremental_decoder
 from ..stats import ALPHA, holm, paired
@@ -152,37 +153,34 @@ def multi30k_run(changes: dict, seed: int, data: Multi30k, steps: int | None = N
 
 @torch.no_grad()
 def greedy_translate(model, tokenizer, sentences: list[str], batch_size: int = 100) -> tuple[list[str], dict]:
-    """Greedy decoding of ``sentences`` (at most source length + 50 tokens, §6.1) with the cache
-    ``model`` needs (``aiayn.pt.variant_cache.incremental_decoder``). Returns the translations and
-    the cache's bytes per target token and layer ("self") and per source token and layer ("cross"),
-    over all batches."""
-    model.eval()
+    """Greedy decoding of ``sentences`` (at most source length + 50 tokens, §6.1), longest first in
+    batches, by ``greedy_decode`` with the cache ``model`` needs (``variant_cache``). Returns the
+    translations and the bytes that cache holds per target token and layer ("self") and per source
+    token and layer ("cross") (``cache_bytes``)."""
     encoded = [source_ids(ids) for ids in tokenizer.encode_batch(list(sentences))]
     order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
-    outputs, self_bytes, self_tokens, cross_bytes, source_tokens = [None] * len(encoded), 0, 0, 0, 0
-    layers = model.config.num_layers
+    outputs = [None] * len(encoded)
     for start in range(0, len(order), batch_size):
         chunk = order[start:start + batch_size]
         src = pad([encoded[i] for i in chunk])
-        src_mask = src != PAD_ID
-        memory = model.encode(src, src_mask[:, None, None, :])
-        decoder = incremental_decoder(model, memory, src_mask[:, None, None, :])
-        ys = torch.full((len(chunk), 1), BOS_ID, dtype=torch.long)
-        done = torch.zeros(len(chunk), dtype=torch.bool)
-        for _ in range(src.shape[1] + MAX_EXTRA_LEN):
-            next_token = model.out_proj(decoder(ys[:, -1:])[:, -1]).argmax(dim=-1)
-            next_token = torch.where(done, PAD_ID, next_token)
-            ys = torch.cat([ys, next_token[:, None]], dim=1)
-            done |= next_token == EOS_ID
-            if done.all():
-                break
-        self_bytes += sum(c["self_k"].nbytes + c["self_v"].nbytes for c in decoder.cache)
-        self_tokens += decoder.length * len(chunk)
-        cross_bytes += sum(c["cross_k"].nbytes + c["cross_v"].nbytes for c in decoder.cache)
-        source_tokens += src.numel()
+        ys = greedy_decode(model, src, src.shape[1] + MAX_EXTRA_LEN, BOS_ID, EOS_ID)
         for i, row in zip(chunk, ys[:, 1:].tolist()):
             outputs[i] = tokenizer.decode(row[: row.index(EOS_ID)] if EOS_ID in row else row)
-    return outputs, {"self": self_bytes / (self_tokens * layers), "cross": cross_bytes / (source_tokens * layers)}
+    return outputs, cache_bytes(model, src)
+
+
+@torch.no_grad()
+def cache_bytes(model, src: torch.Tensor) -> dict:
+    """Bytes the key-value cache of ``model`` (``variant_cache.incremental_decoder``) holds per
+    target token and layer ("self") and per source token and layer ("cross"), counted from the
+    cache's own tensors after one decoding step on ``src`` (B, S): the same for every step and batch."""
+    src_mask = (src != PAD_ID)[:, None, None, :]
+    decoder = incremental_decoder(model.eval(), model.encode(src, src_mask), src_mask)
+    decoder(torch.full((src.shape[0], 1), BOS_ID, dtype=torch.long))
+    layers = model.config.num_layers
+    self_bytes = sum(c["self_k"].nbytes + c["self_v"].nbytes for c in decoder.cache)
+    cross_bytes = sum(c["cross_k"].nbytes + c["cross_v"].nbytes for c in decoder.cache)
+    return {"self": self_bytes / (decoder.length * src.shape[0] * layers), "cross": cross_bytes / (src.numel() * layers)}
 
 
 def verdicts(pairs: dict[str, tuple[list, list]], metrics: dict[str, bool]) -> dict:

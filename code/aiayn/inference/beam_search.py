@@ -14,7 +14,7 @@ import torch
 
 from .._checks import check_positive, check_special_ids, check_tokens
 from ..data.specials import BOS_ID, EOS_ID
-from ..pt.incremental import IncrementalDecoder, can_cache
+from ..pt.variant_cache import has_cache, incremental_decoder
 from ..pt.masks import padding_mask
 
 
@@ -88,7 +88,7 @@ def beam_search_hypotheses(model, src: torch.Tensor, beam_size: int = 4, alpha: 
     re-reads every prefix at every step, the reference; ``None``: the cache if the model allows.
     """
     limits = _check_args(model, src, beam_size, alpha, max_extra_len, bos_id, eos_id)
-    use_cache = can_cache(model) if use_cache is None else use_cache
+    use_cache = has_cache(model) if use_cache is None else use_cache
     was_training = model.training
     model.eval()
     try:
@@ -103,7 +103,7 @@ def _search(model, src, limits, K, alpha, bos_id, eos_id, use_cache):
     # Encode once; the K beams of sentence i read rows i*K .. i*K+K-1 of the repeated memory.
     memory = model.encode(src, src_mask).repeat_interleave(K, dim=0)  # (B·K, S, d_model)
     src_mask = src_mask.repeat_interleave(K, dim=0)                    # (B·K, 1, 1, S)
-    decoder = IncrementalDecoder(model, memory, src_mask) if use_cache else None
+    decoder = incremental_decoder(model, memory, src_mask) if use_cache else None
     active = list(range(src.shape[0]))  # original index of each sentence still searching
     ys = torch.full((src.shape[0] * K, 1), bos_id, dtype=torch.long, device=device)
     # Only beam 0 is live at the start: K copies of <s> would fill the beam with duplicates.

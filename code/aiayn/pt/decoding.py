@@ -3,7 +3,7 @@
 import torch
 
 from .._checks import check_decode_args
-from .incremental import IncrementalDecoder, can_cache
+from .variant_cache import has_cache, incremental_decoder
 from .masks import padding_mask
 
 
@@ -18,17 +18,18 @@ def greedy_decode(model, src: torch.Tensor, max_len: int, bos_id: int, eos_id: i
     values of the earlier ones from a cache (``aiayn.pt.incremental``): O(T) positions per
     sentence. ``False``: the decoder re-reads the whole prefix at every step (O(T^2)), the
     reference that the cache is tested against. ``None``: the cache whenever the model has the
-    parts it reuses (``can_cache``). Both give the same ids (logits equal to rounding error).
+    parts it reuses (``has_cache``: the paper's cache, or ``variant_cache``'s for grouped-query and
+    rotary decoders). Both give the same ids (logits equal to rounding error).
     Runs in eval mode (dropout off) and restores the model's mode afterwards."""
     check_decode_args(model, src, max_len, bos_id, eos_id)
-    use_cache = can_cache(model) if use_cache is None else use_cache
+    use_cache = has_cache(model) if use_cache is None else use_cache
     was_training = model.training
     model.eval()
     try:
         pad_id = model.config.pad_id
         src_mask = padding_mask(src, pad_id)
         memory = model.encode(src, src_mask)
-        decoder = IncrementalDecoder(model, memory, src_mask) if use_cache else None
+        decoder = incremental_decoder(model, memory, src_mask) if use_cache else None
         ys = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
         done = torch.zeros(src.shape[0], dtype=torch.bool, device=src.device)
         for _ in range(max_len):

@@ -27,7 +27,8 @@ def can_cache(model) -> bool:
     """Whether ``model`` has the parts ``IncrementalDecoder`` reuses (the course's Transformer
     does; a stand-in that only scripts ``decode`` does not, and is decoded without a cache).
     A decoder of ``GroupedQueryAttention`` (shared key/value heads, rotary positions) is not this
-    cache's: ``aiayn.pt.variant_cache`` has its own, and the decoding functions go without."""
+    cache's: ``aiayn.pt.variant_cache`` has its own, which the decoding functions use
+    (``variant_cache.has_cache``)."""
     return (all(hasattr(model, name) for name in _PARTS) and hasattr(model.decoder, "layers")
             and not any(isinstance(module, GroupedQueryAttention) for module in model.decoder.modules()))
 

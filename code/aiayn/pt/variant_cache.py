@@ -5,7 +5,7 @@ per layer and adds each new token's row of the positional table. With ``GroupedQ
 (``aiayn.pt.gqa``) the cache holds num_kv_heads heads, h / num_kv_heads times fewer bytes, and
 under rotary positions nothing is added: each key is rotated at its position as it enters the
 cache, each new query at its own. ``VariantIncrementalDecoder`` is that cache, the paper's class
-with these two changes (``reorder``, for beam search, is the paper's); ``incremental_decoder``
+with these two changes (``reorder``, for beam search, is the paper's); ``has_cache`` and ``incremental_decoder``
 picks the cache a model needs. The tests compare both with ``model.decode`` over the whole prefix.
 """
 
@@ -15,7 +15,7 @@ from .._checks import check_rank, check_same
 from .attention import merge_heads
 from .encoder import residual
 from .gqa import GroupedQueryAttention
-from .incremental import IncrementalDecoder, positional_rows
+from .incremental import _PARTS, IncrementalDecoder, can_cache, positional_rows
 
 
 def variant_layer_step(layer, x, cache: dict, start: int, self_mask=None, src_mask=None):
@@ -76,6 +76,14 @@ class VariantIncrementalDecoder(IncrementalDecoder):
             x = variant_layer_step(layer, x, cache, self.length, self_mask, self.src_mask)
         self.length += T_new
         return x if m.decoder.norm is None else m.decoder.norm(x)
+
+
+def has_cache(model) -> bool:
+    """Whether the decoding functions can give ``model`` a key-value cache: the paper's
+    (``can_cache``) or, for a decoder of ``GroupedQueryAttention``, this module's."""
+    layers = getattr(getattr(model, "decoder", None), "layers", [])
+    variant = any(isinstance(getattr(layer, "self_attn", None), GroupedQueryAttention) for layer in layers)
+    return can_cache(model) or (variant and all(hasattr(model, name) for name in _PARTS))
 
 
 def incremental_decoder(model, memory, src_mask=None):
