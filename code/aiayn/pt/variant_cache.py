@@ -5,8 +5,8 @@ per layer and adds each new token's row of the positional table. With ``GroupedQ
 (``aiayn.pt.gqa``) the cache holds num_kv_heads heads, h / num_kv_heads times fewer bytes, and
 under rotary positions nothing is added: each key is rotated at its position as it enters the
 cache, each new query at its own. ``VariantIncrementalDecoder`` is that cache, the paper's class
-with these two changes (``reorder``, for beam search, is the paper's); ``has_cache`` and ``incremental_decoder``
-picks the cache a model needs. The tests compare both with ``model.decode`` over the whole prefix.
+with these two changes (``reorder``, for beam search, is the paper's); ``has_cache`` says whether the
+decoding functions can cache a model, ``incremental_decoder`` picks the cache it needs. The tests compare both with ``model.decode`` over the whole prefix.
 """
 
 import torch
